@@ -1,0 +1,151 @@
+import type { LanguageModel, ModelMessage } from 'ai';
+import { getGlobalLogger } from '../logger.js';
+import type { Retriever } from '../tool/retriever/types.js';
+import type { ToolApiEntry } from '../tool/tool-manager.js';
+import { ToolManager } from '../tool/tool-manager.js';
+import type { AnyTool } from '../tool/tool.js';
+import type { ToolItem } from '../tool/toolkit.js';
+import { durationToMs } from './duration.js';
+import { mergeRunTools } from './run-tools.js';
+import { assembleSystemPrompt } from './system-prompt.js';
+import type {
+  AgentApprovalOptions,
+  AgentHooks,
+  AgentInstructions,
+  AgentOptions,
+  AgentRunContext,
+  DynamicTools,
+  ToolRoutingConfig,
+} from './types.js';
+
+/** Input of {@link Agent.buildSystemPrompt}. */
+export interface BuildSystemPromptInput {
+  /** The run's input, given to the retriever. */
+  input: string | ModelMessage[];
+  ctx: AgentRunContext;
+  /** The run's tools from {@link Agent.resolveRunTools}; resolved again when omitted. */
+  tools?: ToolManager;
+}
+
+/** Result of {@link Agent.buildSystemPrompt}. */
+export interface BuiltSystemPrompt {
+  text: string;
+  /** Set when the retriever failed; the prompt was built without its context. */
+  retrieverError?: string;
+}
+
+/**
+ * An agent definition: instructions, model, tools and hooks. It holds no run state — the durable runtime looks it
+ * up by name in each activity and asks it for the run's tools and system prompt.
+ */
+export class Agent {
+  readonly name: string;
+  readonly id: string;
+  readonly purpose?: string;
+  readonly instructions: AgentInstructions;
+  readonly model?: string | LanguageModel;
+  readonly toolRouting?: ToolRoutingConfig | false;
+  readonly retriever?: Retriever;
+  readonly hooks: AgentHooks;
+  readonly markdown: boolean;
+  readonly maxSteps?: number;
+  readonly approval?: AgentApprovalOptions;
+  /** `approval.timeout` in milliseconds; undefined when approvals wait forever. */
+  readonly approvalTimeoutMs?: number;
+  readonly mcp?: unknown;
+  private readonly toolManager: ToolManager;
+  private readonly dynamicTools?: DynamicTools;
+
+  constructor(options: AgentOptions) {
+    if (!options.name) throw new Error('Agent name is required');
+    this.name = options.name;
+    this.id = options.id ?? options.name;
+    this.purpose = options.purpose;
+    this.instructions = options.instructions;
+    this.model = options.model;
+    this.toolRouting = options.toolRouting;
+    this.retriever = options.retriever;
+    this.hooks = options.hooks ?? {};
+    this.markdown = options.markdown ?? false;
+    this.maxSteps = options.maxSteps;
+    this.approval = options.approval;
+    if (options.approval?.timeout !== undefined) this.approvalTimeoutMs = durationToMs(options.approval.timeout);
+    this.mcp = options.mcp;
+    this.toolManager = new ToolManager(Array.isArray(options.tools) ? options.tools : []);
+    for (const toolkit of options.toolkits ?? []) this.toolManager.addToolkit(toolkit);
+    if (typeof options.tools === 'function') this.dynamicTools = options.tools;
+  }
+
+  /** Adds static tools or toolkits (same conflict rules as the tool manager). */
+  addTools(items: ToolItem[]): { added: ToolItem[] } {
+    this.toolManager.addItems(items);
+    return { added: items };
+  }
+
+  /** Removes static standalone tools; returns the names that were actually removed. */
+  removeTools(names: string[]): { removed: string[] } {
+    return { removed: names.filter((name) => this.toolManager.removeTool(name)) };
+  }
+
+  /** Removes a static toolkit. */
+  removeToolkit(name: string): boolean {
+    return this.toolManager.removeToolkit(name);
+  }
+
+  /** The static tools of our own (provider tools excluded), one per name. */
+  getTools(): AnyTool[] {
+    return this.toolManager.getAllBaseTools();
+  }
+
+  /** The static tools as `{ name, description, parameters }` with JSON Schema parameters. */
+  getToolsForApi(): ToolApiEntry[] {
+    return this.toolManager.getToolsForApi();
+  }
+
+  /** The manager of the static tools (changing it changes the agent). */
+  getToolManager(): ToolManager {
+    return this.toolManager;
+  }
+
+  /**
+   * The tools of one run: the static ones plus those of the `tools` function evaluated with the run's context.
+   * Per-run tools override same-name static ones; per-run toolkits replace same-name static toolkits in place.
+   * Always a new manager, so a run cannot change the agent.
+   */
+  async resolveRunTools(ctx: AgentRunContext): Promise<ToolManager> {
+    const runItems = this.dynamicTools ? await this.dynamicTools(ctx) : [];
+    return mergeRunTools(this.toolManager, runItems);
+  }
+
+  /**
+   * The system prompt of one run: instructions, toolkit instructions (static order, per-run after, same-name
+   * per-run in place), the markdown instruction, then the retriever's context. A failing retriever is logged
+   * (`Failed to retrieve context`) and reported in `retrieverError`; the prompt is built without it.
+   */
+  async buildSystemPrompt({ input, ctx, tools }: BuildSystemPromptInput): Promise<BuiltSystemPrompt> {
+    const runTools = tools ?? (await this.resolveRunTools(ctx));
+    const instructions = typeof this.instructions === 'function' ? await this.instructions(ctx) : this.instructions;
+    let retrievedContext: string | undefined;
+    let retrieverError: string | undefined;
+    if (this.retriever) {
+      try {
+        retrievedContext = await this.retriever.retrieve(input, {
+          userId: ctx.userId,
+          conversationId: ctx.conversationId,
+          context: ctx.context,
+          logger: getGlobalLogger(),
+        });
+      } catch (error) {
+        getGlobalLogger().error('Failed to retrieve context', { agent: this.name, error });
+        retrieverError = error instanceof Error ? error.message : String(error);
+      }
+    }
+    const text = assembleSystemPrompt({
+      instructions,
+      toolkits: runTools.getToolkits(),
+      markdown: this.markdown,
+      retrievedContext,
+    });
+    return retrieverError === undefined ? { text } : { text, retrieverError };
+  }
+}

@@ -1,0 +1,55 @@
+// Worker-side model layer: provider registry, the single-call model wrapper with failure classification, and the
+// offline and scripted stand-in models. Never import this from workflow code (it loads the AI SDK).
+export * from './errors/index.js';
+export {
+  callModel,
+  type CallModelOptions,
+  type FunctionToolSpec,
+  type ModelCallResult,
+  type ModelCallUsage,
+  type ModelToolChoice,
+  type ProviderToolSpec,
+  type RawToolCall,
+  type ToolSpec,
+} from './call-model.js';
+export {
+  classifyModelError,
+  isAbortError,
+  ModelFailureType,
+  retryAfterMs,
+  type ModelFailureTypeName,
+} from './classify-model-error.js';
+export {
+  embedText,
+  OFFLINE_DEMO_MODEL_ID,
+  OFFLINE_PROVIDER,
+  OfflineDemoModel,
+  OfflineEmbeddingModel,
+  type OfflineDemoModelOptions,
+  type OfflineEmbeddingModelOptions,
+} from './offline-model.js';
+export {
+  defaultModelRef,
+  OPENAI_PROVIDER,
+  OPENAI_RESPONSES_PROVIDER,
+  parseModelRef,
+  ProviderRegistry,
+  type EmbeddingModelFactory,
+  type LanguageModelFactory,
+  type ModelProvider,
+  type OpenAIProviderSettings,
+  type ProviderRegistryOptions,
+  type ResolvedEmbeddingModel,
+  type ResolvedLanguageModel,
+} from './provider-registry.js';
+export {
+  ScriptedLanguageModel,
+  type ScriptedErrorSpec,
+  type ScriptedLanguageModelOptions,
+  type ScriptedModelScript,
+  type ScriptedReply,
+  type ScriptedRequest,
+  type ScriptedStep,
+  type ScriptedToolCall,
+  type StepSelection,
+} from './scripted-model.js';

@@ -1,0 +1,33 @@
+import type { ModelMessage } from 'ai';
+import { getGlobalLogger } from '../logger.js';
+import type { ToolExecuteOptions } from './tool.js';
+
+/** Input of {@link createToolExecuteOptions}: the call's identity plus whatever the caller already has. */
+export interface ToolExecuteOptionsInit extends Partial<Omit<ToolExecuteOptions, 'toolContext'>> {
+  toolName: string;
+  toolCallId: string;
+  messages?: ModelMessage[];
+}
+
+/**
+ * Builds complete {@link ToolExecuteOptions} for one call, filling the defaults: a fresh operation id and context
+ * map, an abort controller (whose signal is used unless one is given), the global logger, attempt 1, and an
+ * idempotency key derived from the operation and the tool-call id (so it is stable across retries).
+ */
+export function createToolExecuteOptions(init: ToolExecuteOptionsInit): ToolExecuteOptions {
+  const { toolName, toolCallId, messages, ...rest } = init;
+  const abortController = rest.abortController ?? new AbortController();
+  const abortSignal = rest.abortSignal ?? abortController.signal;
+  const operationId = rest.operationId ?? globalThis.crypto.randomUUID();
+  return {
+    ...rest,
+    operationId,
+    context: rest.context ?? new Map(),
+    abortSignal,
+    abortController,
+    logger: rest.logger ?? getGlobalLogger(),
+    toolContext: { name: toolName, callId: toolCallId, messages: messages ?? [], abortSignal },
+    attempt: rest.attempt ?? 1,
+    idempotencyKey: rest.idempotencyKey ?? `${operationId}:${toolCallId}`,
+  };
+}
