@@ -1,0 +1,65 @@
+import { ApplicationFailure } from '@temporalio/common';
+import type { Agent } from '../src/agent/agent.js';
+import type { AgentRegistry } from '../src/agent/registry.js';
+import type { ToolManager } from '../src/tool/tool-manager.js';
+import type { ProviderRegistry } from '../src/models/provider-registry.js';
+import { FailureType, type RunContextData, type RunRef } from '../src/protocol/index.js';
+import { TranscriptCache } from './transcripts.js';
+
+/** What the activities close over: built once per worker by `createActivities`. */
+export interface ActivityDependencies {
+  agents: AgentRegistry;
+  providers: ProviderRegistry;
+  transcripts: TranscriptCache;
+  runTools: RunToolsCache;
+  /** Largest tool output, in bytes of JSON, that may be recorded; larger ones become an error for the model. */
+  maxToolOutputBytes: number;
+}
+
+/** Looks an agent up, failing the activity without retries when the worker does not host it. */
+export function requireAgent(deps: ActivityDependencies, name: string): Agent {
+  try {
+    return deps.agents.get(name);
+  } catch (err) {
+    throw ApplicationFailure.create({
+      type: FailureType.AgentNotFound,
+      message: err instanceof Error ? err.message : String(err),
+      nonRetryable: true,
+    });
+  }
+}
+
+/** The run's context as tools and hooks see it. */
+export function toToolContext(run: RunContextData): {
+  userId?: string;
+  conversationId?: string;
+  context: Map<string, unknown>;
+} {
+  return {
+    ...(run.userId !== undefined ? { userId: run.userId } : {}),
+    ...(run.conversationId !== undefined ? { conversationId: run.conversationId } : {}),
+    context: new Map(Object.entries(run.context)),
+  };
+}
+
+/**
+ * Per-run tool sets. An agent's `tools` may be a function of the run's context; it is resolved once per run and
+ * worker and reused by every model call and tool execution of that run.
+ */
+export class RunToolsCache {
+  private readonly runs = new Map<string, Promise<ToolManager>>();
+
+  constructor(private readonly maxRuns = 500) {}
+
+  get(agent: Agent, ref: RunRef, run: RunContextData): Promise<ToolManager> {
+    const key = `${agent.name}/${ref.workflowId}/${ref.runId}`;
+    const cached = this.runs.get(key);
+    if (cached) return cached;
+    const tools = agent.resolveRunTools(toToolContext(run));
+    // A failed resolution is not cached: the activity's retry tries again.
+    tools.catch(() => this.runs.delete(key));
+    this.runs.set(key, tools);
+    if (this.runs.size > this.maxRuns) this.runs.delete(this.runs.keys().next().value!);
+    return tools;
+  }
+}

@@ -1,0 +1,116 @@
+import { Context } from '@temporalio/activity';
+import { checkToolCallAsync, runToolPipeline } from '../src/tool/pipeline.js';
+import { getGlobalLogger } from '../src/logger.js';
+import { createToolExecuteOptions } from '../src/tool/execute-options.js';
+import { FailureType, type ExecuteToolInput, type ExecuteToolResult, type JsonValue } from '../src/protocol/index.js';
+import { type ActivityDependencies, requireAgent, toToolContext } from './dependencies.js';
+import { startHeartbeating } from './heartbeat.js';
+
+/** A streaming tool's last recorded yield, kept as the activity's heartbeat details. */
+export interface ToolCheckpoint {
+  seq: number;
+  value: unknown;
+}
+
+/**
+ * Runs one tool call through the tool library's pipeline (hooks, output validation, overrides, error results).
+ * Heartbeats while it runs so cancellation reaches the tool's abort signal; each yield of a streaming tool is
+ * heartbeated as a checkpoint, and a retried attempt gets the last one back in `options.checkpoint`.
+ */
+export function createExecuteTool(deps: ActivityDependencies) {
+  return async function executeTool(input: ExecuteToolInput): Promise<ExecuteToolResult> {
+    const ctx = Context.current();
+    const agent = requireAgent(deps, input.agentName);
+    const transcript = await deps.transcripts.read(input.run, input.messageCount);
+    const tools = await deps.runTools.get(agent, input.run, transcript.run);
+    const check = await checkToolCallAsync(tools, input.toolName, input.args);
+    if (check.kind !== 'valid') {
+      // The generate activity checked this call; a mismatch means the worker's tools changed mid-run.
+      return { version: 1, kind: 'error', output: { error: true, message: check.message, toolName: input.toolName } };
+    }
+
+    const resumeFrom = lastCheckpoint(ctx.info.heartbeatDetails);
+    let checkpoint: ToolCheckpoint | undefined = resumeFrom;
+    const heartbeat = startHeartbeating(() => checkpoint);
+    const abortController = new AbortController();
+    const onCancel = () => abortController.abort(ctx.cancellationSignal.reason);
+    if (ctx.cancellationSignal.aborted) onCancel();
+    else ctx.cancellationSignal.addEventListener('abort', onCancel, { once: true });
+
+    try {
+      const outcome = await runToolPipeline({
+        tool: check.tool,
+        args: check.args,
+        toolCallId: input.toolCallId,
+        agent: { name: agent.name },
+        agentHooks: agent.hooks,
+        ...(resumeFrom ? { resumeFrom } : {}),
+        onPreliminary: (value, seq) => {
+          checkpoint = { seq, value };
+          heartbeat.beat();
+        },
+        options: createToolExecuteOptions({
+          ...toToolContext(transcript.run),
+          toolName: input.toolName,
+          toolCallId: input.toolCallId,
+          messages: transcript.messages,
+          operationId: input.run.workflowId,
+          abortController,
+          attempt: ctx.info.attempt,
+          ...(resumeFrom ? { checkpoint: resumeFrom } : {}),
+          idempotencyKey: input.idempotencyKey,
+        }),
+      });
+      if (outcome.kind === 'denied') {
+        const { error } = outcome;
+        return {
+          version: 1,
+          kind: 'denied',
+          error: { toolName: input.toolName, message: error.message, code: String(error.code), httpStatus: error.httpStatus },
+        };
+      }
+      return sizeChecked(input.toolName, deps.maxToolOutputBytes, {
+        version: 1,
+        kind: outcome.kind,
+        output: toJson(outcome.output),
+        // Recorded only when it differs from the default encoding, so a large output is stored once.
+        ...(check.tool.toModelOutput ? { modelOutput: outcome.modelOutput } : {}),
+      });
+    } finally {
+      heartbeat.stop();
+      ctx.cancellationSignal.removeEventListener('abort', onCancel);
+    }
+  };
+}
+
+function lastCheckpoint(details: unknown): ToolCheckpoint | undefined {
+  if (details && typeof details === 'object' && typeof (details as ToolCheckpoint).seq === 'number') {
+    return details as ToolCheckpoint;
+  }
+  return undefined;
+}
+
+/** Tool outputs are recorded in history: anything JSON cannot carry is dropped the way JSON.stringify drops it. */
+function toJson(value: unknown): JsonValue {
+  if (value === undefined) return null;
+  return JSON.parse(JSON.stringify(value)) as JsonValue;
+}
+
+/**
+ * Flags an output that would exceed Temporal's payload limits before it is recorded. The model gets an error
+ * naming the tool and the size; the run goes on.
+ */
+function sizeChecked(toolName: string, maxBytes: number, result: ExecuteToolResult): ExecuteToolResult {
+  const bytes = Buffer.byteLength(JSON.stringify(result));
+  if (bytes <= maxBytes) return result;
+  const message =
+    `Tool '${toolName}' returned ${bytes} bytes, over the ${maxBytes}-byte limit for a recorded tool result. ` +
+    'Return a smaller output (a summary, a page of results, or a reference such as a file path or URL).';
+  getGlobalLogger().warn(message);
+  return {
+    version: 1,
+    kind: 'error',
+    output: { error: true, name: 'ToolOutputTooLargeError', message, toolName, code: FailureType.ToolOutputTooLarge },
+  };
+}
+

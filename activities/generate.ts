@@ -1,0 +1,84 @@
+import { Context } from '@temporalio/activity';
+import { checkToolCallAsync } from '../src/tool/pipeline.js';
+import { toolModelSpec } from '../src/tool/tool-spec.js';
+import { evaluateNeedsApproval } from '../src/tool/approval.js';
+import { callModel, classifyModelError, type ToolSpec } from '../src/models/call-model.js';
+import type { CheckedToolCall, GenerateInput, GenerateResult, TranscriptMessage } from '../src/protocol/index.js';
+import { type ActivityDependencies, requireAgent, toToolContext } from './dependencies.js';
+import { startHeartbeating } from './heartbeat.js';
+
+/**
+ * One step's model call. Exactly one request with the visible tools as schemas (no execute); then every returned
+ * tool call is checked against the tool's Zod schema and its dynamic `needsApproval` is evaluated here, so the
+ * workflow receives calls already marked valid/invalid and approval-required.
+ */
+export function createGenerate(deps: ActivityDependencies) {
+  return async function generate(input: GenerateInput): Promise<GenerateResult> {
+    const ctx = Context.current();
+    const agent = requireAgent(deps, input.agentName);
+    const transcript = await deps.transcripts.read(input.run, input.messageCount);
+    const tools = await deps.runTools.get(agent, input.run, transcript.run);
+    const visible = new Set(input.toolNames);
+    const specs: ToolSpec[] = [];
+    for (const name of input.toolNames) {
+      const tool = tools.getToolByName(name);
+      if (tool) specs.push(toolModelSpec(tool));
+    }
+    const [first, ...rest] = transcript.messages;
+    const system = first?.role === 'system' && typeof first.content === 'string' ? first.content : undefined;
+    const conversation: TranscriptMessage[] = system !== undefined ? rest : transcript.messages;
+
+    const heartbeat = startHeartbeating();
+    let response;
+    try {
+      response = await callModel({
+        model: deps.providers.resolveLanguageModel(agent.model),
+        ...(system !== undefined ? { system } : {}),
+        messages: conversation,
+        tools: specs,
+        abortSignal: ctx.cancellationSignal,
+      });
+    } catch (err) {
+      if (ctx.cancellationSignal.aborted) throw err;
+      throw classifyModelError(err);
+    } finally {
+      heartbeat.stop();
+    }
+
+    // Only the tools the model was shown may be called; everything else is "unavailable" for the model.
+    const lookup = {
+      getToolByName: (name: string) => (visible.has(name) ? tools.getToolByName(name) : undefined),
+      getAllToolNames: () => input.toolNames,
+    };
+    const runCtx = toToolContext(transcript.run);
+    const toolCalls: CheckedToolCall[] = [];
+    for (const call of response.toolCalls) {
+      const check = await checkToolCallAsync(lookup, call.toolName, call.input);
+      if (check.kind !== 'valid') {
+        toolCalls.push({ toolCallId: call.toolCallId, toolName: call.toolName, status: 'invalid', error: check.message });
+        continue;
+      }
+      const needsApproval = await evaluateNeedsApproval(check.tool, check.args, {
+        toolCallId: call.toolCallId,
+        messages: [...transcript.messages, ...response.responseMessages],
+        ...runCtx,
+      });
+      toolCalls.push({
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        status: 'valid',
+        needsApproval,
+        clientSide: check.tool.isClientSide(),
+      });
+    }
+
+    deps.transcripts.append(input.run, input.messageCount, response.responseMessages);
+    return {
+      version: 1,
+      messages: response.responseMessages,
+      toolCalls,
+      finishReason: response.finishReason,
+      usage: response.usage,
+    };
+  };
+}

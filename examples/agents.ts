@@ -1,0 +1,81 @@
+// The example agents that `worker.ts` hosts and the demo runs. They show the durable features: a read-only tool,
+// a tool that needs a person's approval, a streaming tool that resumes from its last checkpoint, and reasoning.
+import { setTimeout as delay } from 'node:timers/promises';
+import { z } from 'zod';
+import { Agent } from '../src/agent/agent.js';
+import { createTool } from '../src/tool/tool.js';
+import { createReasoningTools } from '../src/tool/reasoning/index.js';
+
+const CITY_WEATHER: Record<string, { tempC: number; conditions: string }> = {
+  paris: { tempC: 14, conditions: 'light rain' },
+  london: { tempC: 11, conditions: 'overcast' },
+  tokyo: { tempC: 19, conditions: 'clear' },
+};
+
+/** Looks up the (canned) weather of a city. Read-only: runs without approval. */
+export const getWeather = createTool({
+  name: 'get_weather',
+  description: 'Get the current weather for a city.',
+  parameters: z.object({ city: z.string().describe('City name, e.g. Paris') }),
+  outputSchema: z.object({ city: z.string(), tempC: z.number(), conditions: z.string() }),
+  mcp: { readOnlyHint: true },
+  execute: async ({ city }) => {
+    const known = CITY_WEATHER[city.trim().toLowerCase()] ?? { tempC: 20, conditions: 'sunny' };
+    return { city, ...known };
+  },
+});
+
+/** Sends an email (simulated). Needs a person's approval before it runs. */
+export const sendEmail = createTool({
+  name: 'send_email',
+  description: 'Send an email to a recipient. Requires approval.',
+  parameters: z.object({
+    to: z.string().describe('Recipient name or address'),
+    subject: z.string(),
+    body: z.string(),
+  }),
+  needsApproval: true,
+  mcp: { destructiveHint: true },
+  execute: async ({ to, subject }, options) => ({
+    sent: true,
+    to,
+    subject,
+    // Stable across retries: a real mail API would use it to send at most once.
+    messageId: options?.idempotencyKey ?? 'local',
+  }),
+});
+
+/**
+ * A streaming tool: counts slowly to `to`, one yield per number. Each yield is a checkpoint; when the worker dies,
+ * the next attempt receives the last one in `options.checkpoint` and continues from there instead of from 1.
+ */
+export const countSlowly = createTool({
+  name: 'count_slowly',
+  description: 'Count from 1 to a number, slowly, reporting progress.',
+  parameters: z.object({ to: z.number().int().min(1).max(50), delayMs: z.number().int().min(0).default(300) }),
+  execute: async function* ({ to, delayMs }, options) {
+    const resumed = options?.checkpoint?.value as { counted: number } | undefined;
+    for (let n = (resumed?.counted ?? 0) + 1; n <= to; n++) {
+      await delay(delayMs, undefined, { signal: options?.abortSignal });
+      yield { counted: n, done: n === to };
+    }
+  },
+});
+
+/** Builds the demo assistant on the given model (`provider/model`, e.g. `openai/gpt-4o-mini` or `offline/demo`). */
+export function createAssistant(model: string): Agent {
+  return new Agent({
+    name: 'assistant',
+    instructions: 'You are a helpful assistant. Use tools when they help; ask for nothing you can look up.',
+    model,
+    tools: [getWeather, sendEmail, countSlowly],
+    toolkits: [createReasoningTools({ addFewShot: false })],
+    maxSteps: 8,
+  });
+}
+
+/** The model the examples use: `AGENT_MODEL`, else OpenAI when a key is set, else the offline stand-in. */
+export function exampleModel(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.AGENT_MODEL) return env.AGENT_MODEL;
+  return env.OPENAI_API_KEY ? 'openai/gpt-4o-mini' : 'offline/demo';
+}

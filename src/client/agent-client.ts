@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection, type WorkflowStartOptions } from '@temporalio/client';
+import type { agentRun } from '../../workflows/agent-run.js';
+import {
+  AGENT_RUN_WORKFLOW,
+  DEFAULT_TASK_QUEUE,
+  type AgentRunInput,
+  type JsonValue,
+  type TranscriptMessage,
+} from '../protocol/index.js';
+import { AgentRun, type AgentRunResult } from './agent-run.js';
+
+/** Options of `AgentClient.start`. */
+export interface StartRunOptions {
+  workflowId?: string;
+  userId?: string;
+  conversationId?: string;
+  /** Serializable run context, stored in history and given to tools, hooks and approval functions. */
+  context?: Record<string, JsonValue>;
+  maxSteps?: number;
+  /** Deny a pending approval after this many ms (overrides the agent's policy). */
+  approvalTimeoutMs?: number;
+  /** Continue-as-new after this many history events (default 10,000, or earlier when Temporal suggests it). */
+  historyEventBudget?: number;
+  taskQueue?: string;
+  /** Temporal options such as `workflowExecutionTimeout`, `memo`, `searchAttributes`. */
+  workflow?: Partial<Omit<WorkflowStartOptions<typeof agentRun>, 'args' | 'workflowId' | 'taskQueue'>>;
+}
+
+/** Options of `AgentClient`. */
+export interface AgentClientOptions {
+  /** An existing Temporal client; otherwise one is connected to `address` / `TEMPORAL_ADDRESS`. */
+  client?: Client;
+  address?: string;
+  namespace?: string;
+  /** Default task queue for runs. Default: `TEMPORAL_TASK_QUEUE` or `durable-agent`. */
+  taskQueue?: string;
+}
+
+/** Starts and finds durable agent runs. */
+export class AgentClient {
+  readonly temporal: Client;
+  private readonly taskQueue: string;
+
+  constructor(options: AgentClientOptions & { client: Client }) {
+    this.temporal = options.client;
+    this.taskQueue = options.taskQueue ?? process.env.TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE;
+  }
+
+  /** Connects to Temporal (`TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE` by default). */
+  static async connect(options: AgentClientOptions = {}): Promise<AgentClient> {
+    if (options.client) return new AgentClient({ ...options, client: options.client });
+    const connection = await Connection.connect({
+      address: options.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233',
+    });
+    const client = new Client({ connection, namespace: options.namespace ?? process.env.TEMPORAL_NAMESPACE ?? 'default' });
+    return new AgentClient({ ...options, client });
+  }
+
+  /** Starts a run of `agentName` on `input` (a string or model messages). */
+  async start(agentName: string, input: string | TranscriptMessage[], options: StartRunOptions = {}): Promise<AgentRun> {
+    const runInput: AgentRunInput = {
+      agentName,
+      input,
+      ...(options.userId !== undefined ? { userId: options.userId } : {}),
+      ...(options.conversationId !== undefined ? { conversationId: options.conversationId } : {}),
+      ...(options.context !== undefined ? { context: options.context } : {}),
+      ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
+      ...(options.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: options.approvalTimeoutMs } : {}),
+      ...(options.historyEventBudget !== undefined ? { historyEventBudget: options.historyEventBudget } : {}),
+    };
+    const handle = await this.temporal.workflow.start(AGENT_RUN_WORKFLOW, {
+      ...options.workflow,
+      args: [runInput],
+      taskQueue: options.taskQueue ?? this.taskQueue,
+      workflowId: options.workflowId ?? `agent-${agentName}-${randomUUID()}`,
+    });
+    return new AgentRun(this.temporal.workflow.getHandle(handle.workflowId));
+  }
+
+  /** A handle on an existing run by workflow id (the latest execution, across continue-as-new). */
+  getRun(workflowId: string): AgentRun {
+    return new AgentRun(this.temporal.workflow.getHandle(workflowId));
+  }
+
+  /** Starts a run and waits for its result. */
+  async generateText(
+    agentName: string,
+    input: string | TranscriptMessage[],
+    options: StartRunOptions = {},
+  ): Promise<AgentRunResult> {
+    const run = await this.start(agentName, input, options);
+    return await run.result();
+  }
+
+  /** Recent agent runs (newest first), optionally filtered by a Temporal visibility query. */
+  async *list(query?: string): AsyncGenerator<{ workflowId: string; status: string; startTime: Date }> {
+    const filter = `WorkflowType = '${AGENT_RUN_WORKFLOW}'${query ? ` AND (${query})` : ''}`;
+    for await (const execution of this.temporal.workflow.list({ query: filter })) {
+      yield { workflowId: execution.workflowId, status: execution.status.name, startTime: execution.startTime };
+    }
+  }
+}

@@ -1,0 +1,190 @@
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { ToolDeniedError } from '../tool/errors/tool-denied-error.js';
+import {
+  FailureType,
+  TERMINAL_EVENT_TYPES,
+  type AgentRunOutput,
+  type ApprovalRecord,
+  type JsonValue,
+  type RunEvent,
+  type RunState,
+  type ToolDeniedData,
+  type TranscriptMessage,
+} from '../protocol/index.js';
+import {
+  approvalSignal,
+  approvalUpdate,
+  eventsQuery,
+  stateQuery,
+  toolResultUpdate,
+  transcriptQuery,
+} from '../../workflows/messages.js';
+
+/** A tool call as it appears in a run's result. */
+export interface RunToolCall {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+}
+
+/** A tool result as it appears in a run's result (what the model saw). */
+export interface RunToolResult {
+  toolCallId: string;
+  toolName: string;
+  output: unknown;
+}
+
+/** What `run.result()` returns: the workflow's output plus the transcript and the tool calls in it. */
+export interface AgentRunResult extends AgentRunOutput {
+  messages: TranscriptMessage[];
+  toolCalls: RunToolCall[];
+  toolResults: RunToolResult[];
+}
+
+/** Options of approve / deny. */
+export interface DecisionOptions {
+  reason?: string;
+  approver?: string;
+  /**
+   * Send as a fire-and-forget signal instead of an update. A signal is accepted even before the run asks for the
+   * approval, and duplicates are ignored; an update rejects unknown or already-decided ids at once.
+   */
+  signal?: boolean;
+}
+
+/** A handle on one durable agent run (a workflow id, following continue-as-new). */
+export class AgentRun {
+  constructor(readonly handle: WorkflowHandle) {}
+
+  /** The run's workflow id. */
+  get id(): string {
+    return this.handle.workflowId;
+  }
+
+  /**
+   * Waits for the run to end and returns its result. A run ended by a `ToolDeniedError` rejects with that error,
+   * code and HTTP status kept. The transcript is read through the run's query, so a worker must be running.
+   */
+  async result(): Promise<AgentRunResult> {
+    let output: AgentRunOutput;
+    try {
+      output = (await this.handle.result()) as AgentRunOutput;
+    } catch (err) {
+      throw translateRunError(err);
+    }
+    const messages = await this.messages();
+    return { ...output, messages, ...toolCallsOf(messages) };
+  }
+
+  /** The run's transcript (system prompt, input, model responses, tool results). Works after the run ended. */
+  async messages(): Promise<TranscriptMessage[]> {
+    return (await this.handle.query(transcriptQuery, 0)).messages;
+  }
+
+  /** Status, step, pending approvals and client-side tool calls, running tools. */
+  async state(): Promise<RunState> {
+    return await this.handle.query(stateQuery);
+  }
+
+  /**
+   * The run's events with `seq > after`, in order, as they happen; ends after the terminal event. Reconnecting
+   * with the last seen `seq` misses nothing and repeats nothing.
+   */
+  async *events(options: { after?: number; pollIntervalMs?: number; signal?: AbortSignal } = {}): AsyncGenerator<RunEvent> {
+    let after = options.after ?? 0;
+    const interval = options.pollIntervalMs ?? 200;
+    for (;;) {
+      if (options.signal?.aborted) return;
+      const batch = await this.handle.query(eventsQuery, after, 500);
+      for (const event of batch) {
+        after = event.seq;
+        yield event;
+        if (TERMINAL_EVENT_TYPES.has(event.type)) return;
+      }
+      if (batch.length === 0) await sleep(interval, options.signal);
+    }
+  }
+
+  /** Approves a pending tool call; resolves with the recorded decision (undefined when sent as a signal). */
+  async approve(toolCallId: string, options: DecisionOptions = {}): Promise<ApprovalRecord | undefined> {
+    return await this.decide(toolCallId, true, options);
+  }
+
+  /** Denies a pending tool call: it does not run, and the model is told it was denied and why. */
+  async deny(toolCallId: string, options: DecisionOptions = {}): Promise<ApprovalRecord | undefined> {
+    return await this.decide(toolCallId, false, options);
+  }
+
+  /** Gives a client-side tool call its result; the run continues with it. Rejects when the call is not pending. */
+  async submitToolResult(toolCallId: string, output: JsonValue, options: { isError?: boolean } = {}): Promise<void> {
+    await this.handle.executeUpdate(toolResultUpdate, {
+      args: [{ toolCallId, output, ...(options.isError ? { isError: true } : {}) }],
+    });
+  }
+
+  /** Cancels the run (Temporal cancellation): running tools see their abort signal, no pending tool runs. */
+  async cancel(): Promise<void> {
+    await this.handle.cancel();
+  }
+
+  private async decide(toolCallId: string, approved: boolean, options: DecisionOptions) {
+    const decision = {
+      toolCallId,
+      approved,
+      ...(options.reason !== undefined ? { reason: options.reason } : {}),
+      ...(options.approver !== undefined ? { approver: options.approver } : {}),
+    };
+    if (options.signal) {
+      await this.handle.signal(approvalSignal, decision);
+      return undefined;
+    }
+    return await this.handle.executeUpdate(approvalUpdate, { args: [decision] });
+  }
+}
+
+/** The tool calls and results in a transcript, in order. */
+function toolCallsOf(messages: TranscriptMessage[]): { toolCalls: RunToolCall[]; toolResults: RunToolResult[] } {
+  const toolCalls: RunToolCall[] = [];
+  const toolResults: RunToolResult[] = [];
+  for (const message of messages) {
+    if (typeof message.content === 'string') continue;
+    for (const part of message.content) {
+      if (part.type === 'tool-call') {
+        toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+      } else if (part.type === 'tool-result') {
+        toolResults.push({ toolCallId: part.toolCallId, toolName: part.toolName, output: part.output });
+      }
+    }
+  }
+  return { toolCalls, toolResults };
+}
+
+/** A run ended by a ToolDeniedError rejects with that error; anything else is passed through. */
+function translateRunError(err: unknown): unknown {
+  if (err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure) {
+    const failure = err.cause;
+    if (failure.type === FailureType.ToolDenied) {
+      const data = failure.details?.[0] as ToolDeniedData | undefined;
+      if (data) {
+        return new ToolDeniedError({
+          toolName: data.toolName,
+          message: data.message,
+          code: data.code,
+          httpStatus: data.httpStatus,
+        });
+      }
+    }
+  }
+  return err;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,90 @@
+import type { AgentDescription, RunContextData } from './descriptor.js';
+import type { JsonValue } from './json.js';
+import type { ModelToolOutput, TranscriptMessage } from './messages.js';
+
+/** Identifies the run whose transcript an activity reads (through the transcript query, not its input). */
+export interface RunRef {
+  workflowId: string;
+  runId: string;
+}
+
+/** Input of `describeAgent`. */
+export interface DescribeAgentInput {
+  agentName: string;
+  input: string | TranscriptMessage[];
+  run: RunContextData;
+}
+
+export type DescribeAgentResult = AgentDescription;
+
+/**
+ * Input of `generate`. It carries a reference to the transcript and its length, never the messages: the
+ * activity reads them from a worker-side cache or the run's transcript query, so history stays linear.
+ */
+export interface GenerateInput {
+  agentName: string;
+  run: RunRef;
+  step: number;
+  messageCount: number;
+  toolNames: string[];
+}
+
+/** Token usage, summed over steps in the result. */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+}
+
+/** A tool call of one step as the generate activity checked it. Its arguments live in the assistant message. */
+export type CheckedToolCall =
+  | { toolCallId: string; toolName: string; status: 'valid'; needsApproval: boolean; clientSide: boolean }
+  | { toolCallId: string; toolName: string; status: 'invalid'; error: string };
+
+/** Output of `generate`: one model call. */
+export interface GenerateResult {
+  version: 1;
+  /** Messages to append to the transcript (the assistant message). */
+  messages: TranscriptMessage[];
+  toolCalls: CheckedToolCall[];
+  finishReason: string;
+  usage: Usage;
+}
+
+/** Input of `executeTool`. */
+export interface ExecuteToolInput {
+  agentName: string;
+  run: RunRef;
+  step: number;
+  /** Transcript length when the step's tools started, so a tool that reads the conversation sees it. */
+  messageCount: number;
+  toolCallId: string;
+  toolName: string;
+  args: JsonValue;
+  /** Stable across retries, unique per tool call and run. */
+  idempotencyKey: string;
+}
+
+/**
+ * Output of `executeTool`. `modelOutput` is present only when the tool's `toModelOutput` made it differ from the
+ * default encoding, so a large output is recorded once.
+ */
+export type ExecuteToolResult =
+  | { version: 1; kind: 'ok' | 'error'; output: JsonValue; modelOutput?: ModelToolOutput }
+  | { version: 1; kind: 'denied'; error: ToolDeniedData };
+
+/** A `ToolDeniedError` as data, so it can end the run with code and HTTP status intact. */
+export interface ToolDeniedData {
+  toolName: string;
+  message: string;
+  code: string;
+  httpStatus: number;
+}
+
+/** A slice of a run's transcript, answered by the transcript query. */
+export interface TranscriptSlice {
+  runId: string;
+  from: number;
+  messages: TranscriptMessage[];
+  run: RunContextData;
+}

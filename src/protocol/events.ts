@@ -1,0 +1,58 @@
+import type { JsonValue } from './json.js';
+import type { Usage } from './activity-io.js';
+
+/** Fields every run event has: a gap-free sequence number from 1 and the workflow time it happened. */
+interface EventBase {
+  seq: number;
+  at: string;
+}
+
+/** The body of a run event, before the log numbers it. */
+export type RunEventBody =
+  | { type: 'run-started'; agentName: string }
+  | { type: 'retriever-error'; message: string }
+  | { type: 'step-started'; step: number }
+  | { type: 'text'; step: number; text: string }
+  | { type: 'tool-call'; step: number; toolCallId: string; toolName: string; args: JsonValue }
+  | { type: 'tool-started'; step: number; toolCallId: string; toolName: string }
+  | { type: 'tool-progress'; toolCallId: string; seq: number; value: JsonValue }
+  | {
+      type: 'tool-result';
+      step: number;
+      toolCallId: string;
+      toolName: string;
+      outcome: 'ok' | 'error' | 'invalid' | 'denied' | 'client-result';
+      output: JsonValue;
+    }
+  | { type: 'approval-requested'; step: number; toolCallId: string; toolName: string; args: JsonValue }
+  | {
+      type: 'approval-decided';
+      toolCallId: string;
+      toolName: string;
+      approved: boolean;
+      reason?: string;
+      approver?: string;
+      timedOut?: boolean;
+    }
+  | { type: 'tool-result-requested'; step: number; toolCallId: string; toolName: string; args: JsonValue }
+  | { type: 'step-finished'; step: number; finishReason: string; usage: Usage }
+  | { type: 'continued-as-new'; generation: number }
+  | { type: 'finished'; text: string; finishReason: string; stopReason: string }
+  | { type: 'cancelled' }
+  | { type: 'failed'; message: string; errorType?: string };
+
+/** One entry of a run's event log. */
+export type RunEvent = EventBase & RunEventBody;
+
+/** Event types that end a run. */
+export const TERMINAL_EVENT_TYPES: ReadonlySet<RunEvent['type']> = new Set(['finished', 'cancelled', 'failed']);
+
+/** Events kept in a tool-result event are previews: outputs larger than this are truncated to a string. */
+export const EVENT_OUTPUT_PREVIEW_CHARS = 2_000;
+
+/** A bounded preview of an output for the event log (the full output lives in the transcript). */
+export function previewOutput(output: JsonValue): JsonValue {
+  const text = typeof output === 'string' ? output : JSON.stringify(output);
+  if (text === undefined || text.length <= EVENT_OUTPUT_PREVIEW_CHARS) return output;
+  return `${text.slice(0, EVENT_OUTPUT_PREVIEW_CHARS)}… (${text.length} chars)`;
+}

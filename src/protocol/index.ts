@@ -1,0 +1,9 @@
+// The workflow-safe barrel: types, constants and pure functions only. Workflow code imports nothing else from
+// src/, and nothing here may import worker-side code, Node built-ins or SDK runtime values.
+export * from './json.js';
+export * from './messages.js';
+export * from './descriptor.js';
+export * from './activity-io.js';
+export * from './events.js';
+export * from './run.js';
+export * from './constants.js';

@@ -1,0 +1,140 @@
+import type { AgentDescription } from './descriptor.js';
+import type { JsonValue } from './json.js';
+import type { TranscriptMessage } from './messages.js';
+import type { Usage } from './activity-io.js';
+import type { RunEvent } from './events.js';
+
+/** Input of the `agentRun` workflow. Stored in history: no secrets here. */
+export interface AgentRunInput {
+  agentName: string;
+  input: string | TranscriptMessage[];
+  userId?: string;
+  conversationId?: string;
+  context?: Record<string, JsonValue>;
+  /** Overrides the agent's `maxSteps` for this run. */
+  maxSteps?: number;
+  /** Overrides the agent's approval timeout for this run, in ms. */
+  approvalTimeoutMs?: number;
+  /** Continue-as-new after this many history events (Temporal's own suggestion also applies). */
+  historyEventBudget?: number;
+  /** Set by the workflow itself when it continues as new. */
+  continuation?: RunContinuation;
+}
+
+/** What a run carries into its next execution when it continues as new. */
+export interface RunContinuation {
+  description: AgentDescription;
+  messages: TranscriptMessage[];
+  events: RunEvent[];
+  steps: StepSummary[];
+  usage: Usage;
+  approvals: ApprovalRecord[];
+  generation: number;
+}
+
+/** One step of a run, without its messages (those are in the transcript). */
+export interface StepSummary {
+  step: number;
+  finishReason: string;
+  usage: Usage;
+  toolCalls: { toolCallId: string; toolName: string; outcome: ToolCallOutcome }[];
+}
+
+/** How a tool call of a step ended. */
+export type ToolCallOutcome = 'ok' | 'error' | 'invalid' | 'denied' | 'client-result';
+
+/** A human decision on a tool call, kept in the result and the events. */
+export interface ApprovalRecord {
+  toolCallId: string;
+  toolName: string;
+  approved: boolean;
+  reason?: string;
+  approver?: string;
+  timedOut?: boolean;
+  requestedAt: string;
+  decidedAt: string;
+}
+
+/** Why the loop stopped. */
+export type StopReason = 'completed' | 'max-steps';
+
+/** The `agentRun` workflow's return value. Messages are read through the transcript query, not duplicated here. */
+export interface AgentRunOutput {
+  version: 1;
+  text: string;
+  finishReason: string;
+  stopReason: StopReason;
+  steps: StepSummary[];
+  usage: Usage;
+  approvals: ApprovalRecord[];
+  messageCount: number;
+}
+
+/** A tool call waiting for a human decision. */
+export interface PendingApproval {
+  toolCallId: string;
+  toolName: string;
+  args: JsonValue;
+  step: number;
+  requestedAt: string;
+  /** When the wait times out (ISO), if the policy has a timeout. */
+  expiresAt?: string;
+}
+
+/** A client-side tool call waiting for `submitToolResult`. */
+export interface PendingToolResult {
+  toolCallId: string;
+  toolName: string;
+  args: JsonValue;
+  step: number;
+}
+
+/** A tool activity in flight. */
+export interface RunningTool {
+  toolCallId: string;
+  toolName: string;
+  step: number;
+  startedAt: string;
+}
+
+/** Status of a run as its state query reports it. */
+export type RunStatus = 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
+
+/** Answer of the state query. */
+export interface RunState {
+  status: RunStatus;
+  step: number;
+  usage: Usage;
+  pendingApprovals: PendingApproval[];
+  pendingToolResults: PendingToolResult[];
+  pendingElicitations: JsonValue[];
+  runningTools: RunningTool[];
+  messageCount: number;
+  lastEventSeq: number;
+}
+
+/** An approval decision as sent by a client. */
+export interface ApprovalDecision {
+  toolCallId: string;
+  approved: boolean;
+  reason?: string;
+  approver?: string;
+}
+
+/** A client-side tool's result as sent by a client. */
+export interface ToolResultSubmission {
+  toolCallId: string;
+  output: JsonValue;
+  isError?: boolean;
+}
+
+export const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+
+/** Adds two usages. */
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
+}

@@ -1,0 +1,62 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { createActivities } from '../../activities/index.js';
+import { Agent } from '../agent/agent.js';
+import { AgentRegistry } from '../agent/registry.js';
+import { ProviderRegistry } from '../models/provider-registry.js';
+import { DEFAULT_TASK_QUEUE } from '../protocol/index.js';
+
+/** Options of `createAgentWorker`. */
+export interface AgentWorkerOptions {
+  /** The agents this worker hosts, by name. */
+  agents: Agent[] | AgentRegistry;
+  /** Task queue to poll. Default: `TEMPORAL_TASK_QUEUE` or `durable-agent`. */
+  taskQueue?: string;
+  /** An existing connection; otherwise one is made to `address` / `TEMPORAL_ADDRESS` / `localhost:7233`. */
+  connection?: NativeConnection;
+  address?: string;
+  /** Default: `TEMPORAL_NAMESPACE` or `default`. */
+  namespace?: string;
+  /** Model providers; default: OpenAI from the environment plus the offline stand-in. */
+  providers?: ProviderRegistry;
+  /** Tool outputs over this many JSON bytes reach the model as an error instead of being recorded. */
+  maxToolOutputBytes?: number;
+  /** A prebuilt workflow bundle (tests bundle once per file); default: bundle `workflows/` at start. */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Anything else Temporal's `Worker.create` takes (concurrency limits, interceptors, sinks, …). */
+  worker?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowsPath'>>;
+}
+
+/**
+ * Builds a Temporal worker hosting the `agentRun` workflow and every activity for the given agents. Secrets
+ * (model keys, MCP tokens) stay here, in the worker's configuration; nothing of them reaches history.
+ */
+export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
+  const agents = options.agents instanceof AgentRegistry ? options.agents : AgentRegistry.from(options.agents);
+  const connection =
+    options.connection ??
+    (await NativeConnection.connect({ address: options.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233' }));
+  const activities = createActivities({
+    agents,
+    providers: options.providers ?? new ProviderRegistry(),
+    ...(options.maxToolOutputBytes !== undefined ? { maxToolOutputBytes: options.maxToolOutputBytes } : {}),
+  });
+  return await Worker.create({
+    ...options.worker,
+    connection,
+    namespace: options.namespace ?? process.env.TEMPORAL_NAMESPACE ?? 'default',
+    taskQueue: options.taskQueue ?? process.env.TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
+    activities,
+    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: workflowsPath() }),
+  });
+}
+
+/** The workflow entry point, as TypeScript source (tsx, tests) or compiled JavaScript (dist). */
+export function workflowsPath(): string {
+  for (const ext of ['ts', 'js']) {
+    const path = fileURLToPath(new URL(`../../workflows/index.${ext}`, import.meta.url));
+    if (existsSync(path)) return path;
+  }
+  throw new Error('Cannot find workflows/index.ts or workflows/index.js next to the durable-agent sources.');
+}

@@ -1,0 +1,36 @@
+import type { RunEvent, RunEventBody } from '../src/protocol/index.js';
+
+/**
+ * The run's ordered event log. Sequence numbers are gap-free from 1 and continue across continue-as-new, so a
+ * client reading `after: n` never misses or repeats an event.
+ */
+export class EventLog {
+  private readonly events: RunEvent[];
+
+  constructor(carried: RunEvent[] = []) {
+    this.events = [...carried];
+  }
+
+  /** Appends an event stamped with workflow time (deterministic under replay). */
+  emit(body: RunEventBody): RunEvent {
+    const event = { ...body, seq: this.lastSeq + 1, at: new Date().toISOString() } as RunEvent;
+    this.events.push(event);
+    return event;
+  }
+
+  get lastSeq(): number {
+    return this.events.length === 0 ? 0 : this.events[this.events.length - 1]!.seq;
+  }
+
+  /** Events after `seq`, oldest first. */
+  after(seq: number, limit = 1_000): RunEvent[] {
+    // Sequence numbers are dense, so the first event after `seq` sits at a computable index.
+    const first = this.events.length === 0 ? 1 : this.events[0]!.seq;
+    const start = Math.max(0, seq + 1 - first);
+    return this.events.slice(start, start + Math.max(0, limit));
+  }
+
+  all(): RunEvent[] {
+    return [...this.events];
+  }
+}

@@ -1,0 +1,2 @@
+// The workflow bundle's entry: every workflow the worker hosts.
+export { agentRun } from './agent-run.js';

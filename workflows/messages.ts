@@ -1,0 +1,35 @@
+// Signals, queries and updates of the `agentRun` workflow. Clients and tests import these constants; the
+// workflow registers handlers for all of them before its first await.
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type {
+  ApprovalDecision,
+  ApprovalRecord,
+  RunEvent,
+  RunState,
+  ToolResultSubmission,
+  TranscriptSlice,
+} from '../src/protocol/index.js';
+
+/** Fire-and-forget approval decision. Duplicates are ignored; a decision arriving before the wait is kept. */
+export const approvalSignal = defineSignal<[ApprovalDecision]>('durable-agent.approval');
+
+/**
+ * Approval decision with an answer: the validator rejects an unknown tool-call id, one already decided, or a
+ * run that is not waiting for it, without touching history. Resolves with the recorded decision.
+ */
+export const approvalUpdate = defineUpdate<ApprovalRecord, [ApprovalDecision]>('durable-agent.decide-approval');
+
+/** Fire-and-forget result of a client-side tool call. */
+export const toolResultSignal = defineSignal<[ToolResultSubmission]>('durable-agent.tool-result');
+
+/** Result of a client-side tool call, validated: the call must be pending. */
+export const toolResultUpdate = defineUpdate<void, [ToolResultSubmission]>('durable-agent.submit-tool-result');
+
+/** The run's current state: status, step, pending approvals and tool results, running tools. */
+export const stateQuery = defineQuery<RunState>('durable-agent.state');
+
+/** Run events with `seq` greater than `after`, at most `limit` of them. */
+export const eventsQuery = defineQuery<RunEvent[], [after: number, limit?: number]>('durable-agent.events');
+
+/** Transcript messages `[from, to)` of this execution, with the run context. Activities read it instead of input. */
+export const transcriptQuery = defineQuery<TranscriptSlice, [from: number, to?: number]>('durable-agent.transcript');
