@@ -21,64 +21,74 @@ export function createExecuteTool(deps: ActivityDependencies) {
   return async function executeTool(input: ExecuteToolInput): Promise<ExecuteToolResult> {
     const ctx = Context.current();
     const agent = requireAgent(deps, input.agentName);
-    const transcript = await deps.transcripts.read(input.run, input.messageCount);
-    const tools = await deps.runTools.get(agent, input.run, transcript.run);
-    const check = await checkToolCallAsync(tools, input.toolName, input.args);
-    if (check.kind !== 'valid') {
-      // The generate activity checked this call; a mismatch means the worker's tools changed mid-run.
-      return { version: 1, kind: 'error', output: { error: true, message: check.message, toolName: input.toolName } };
-    }
-
     const resumeFrom = lastCheckpoint(ctx.info.heartbeatDetails);
+    // Beat from the start (keeping the previous attempt's checkpoint): reading the transcript after a crash may
+    // wait for the run's query to be answered.
     let checkpoint: ToolCheckpoint | undefined = resumeFrom;
     const heartbeat = startHeartbeating(() => checkpoint);
-    const abortController = new AbortController();
-    const onCancel = () => abortController.abort(ctx.cancellationSignal.reason);
-    if (ctx.cancellationSignal.aborted) onCancel();
-    else ctx.cancellationSignal.addEventListener('abort', onCancel, { once: true });
-
     try {
-      const outcome = await runToolPipeline({
-        tool: check.tool,
-        args: check.args,
-        toolCallId: input.toolCallId,
-        agent: { name: agent.name },
-        agentHooks: agent.hooks,
-        ...(resumeFrom ? { resumeFrom } : {}),
-        onPreliminary: (value, seq) => {
-          checkpoint = { seq, value };
-          heartbeat.beat();
-        },
-        options: createToolExecuteOptions({
-          ...toToolContext(transcript.run),
-          toolName: input.toolName,
-          toolCallId: input.toolCallId,
-          messages: transcript.messages,
-          operationId: input.run.workflowId,
-          abortController,
-          attempt: ctx.info.attempt,
-          ...(resumeFrom ? { checkpoint: resumeFrom } : {}),
-          idempotencyKey: input.idempotencyKey,
-        }),
-      });
-      if (outcome.kind === 'denied') {
-        const { error } = outcome;
-        return {
-          version: 1,
-          kind: 'denied',
-          error: { toolName: input.toolName, message: error.message, code: String(error.code), httpStatus: error.httpStatus },
-        };
+      const transcript = await deps.transcripts.read(input.run, input.messageCount);
+      const tools = await deps.runTools.get(agent, input.run, transcript.run);
+      const check = await checkToolCallAsync(tools, input.toolName, input.args);
+      if (check.kind !== 'valid') {
+        // The generate activity checked this call; a mismatch means the worker's tools changed mid-run.
+        return { version: 1, kind: 'error', output: { error: true, message: check.message, toolName: input.toolName } };
       }
-      return sizeChecked(input.toolName, deps.maxToolOutputBytes, {
-        version: 1,
-        kind: outcome.kind,
-        output: toJson(outcome.output),
-        // Recorded only when it differs from the default encoding, so a large output is stored once.
-        ...(check.tool.toModelOutput ? { modelOutput: outcome.modelOutput } : {}),
-      });
+
+      const abortController = new AbortController();
+      const onCancel = () => abortController.abort(ctx.cancellationSignal.reason);
+      if (ctx.cancellationSignal.aborted) onCancel();
+      else ctx.cancellationSignal.addEventListener('abort', onCancel, { once: true });
+
+      try {
+        const outcome = await runToolPipeline({
+          tool: check.tool,
+          args: check.args,
+          toolCallId: input.toolCallId,
+          agent: { name: agent.name },
+          agentHooks: agent.hooks,
+          ...(resumeFrom ? { resumeFrom } : {}),
+          onPreliminary: (value, seq) => {
+            checkpoint = { seq, value };
+            heartbeat.beat();
+          },
+          options: createToolExecuteOptions({
+            ...toToolContext(transcript.run),
+            toolName: input.toolName,
+            toolCallId: input.toolCallId,
+            messages: transcript.messages,
+            operationId: input.run.workflowId,
+            abortController,
+            attempt: ctx.info.attempt,
+            ...(resumeFrom ? { checkpoint: resumeFrom } : {}),
+            idempotencyKey: input.idempotencyKey,
+          }),
+        });
+        if (outcome.kind === 'denied') {
+          const { error } = outcome;
+          return {
+            version: 1,
+            kind: 'denied',
+            error: {
+              toolName: input.toolName,
+              message: error.message,
+              code: String(error.code),
+              httpStatus: error.httpStatus,
+            },
+          };
+        }
+        return sizeChecked(input.toolName, deps.maxToolOutputBytes, {
+          version: 1,
+          kind: outcome.kind,
+          output: toJson(outcome.output),
+          // Recorded only when it differs from the default encoding, so a large output is stored once.
+          ...(check.tool.toModelOutput ? { modelOutput: outcome.modelOutput } : {}),
+        });
+      } finally {
+        ctx.cancellationSignal.removeEventListener('abort', onCancel);
+      }
     } finally {
       heartbeat.stop();
-      ctx.cancellationSignal.removeEventListener('abort', onCancel);
     }
   };
 }
@@ -113,4 +123,3 @@ function sizeChecked(toolName: string, maxBytes: number, result: ExecuteToolResu
     output: { error: true, name: 'ToolOutputTooLargeError', message, toolName, code: FailureType.ToolOutputTooLarge },
   };
 }
-

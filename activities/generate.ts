@@ -1,4 +1,5 @@
 import { Context } from '@temporalio/activity';
+import type { Agent } from '../src/agent/agent.js';
 import { checkToolCallAsync } from '../src/tool/pipeline.js';
 import { toolModelSpec } from '../src/tool/tool-spec.js';
 import { evaluateNeedsApproval } from '../src/tool/approval.js';
@@ -16,69 +17,81 @@ export function createGenerate(deps: ActivityDependencies) {
   return async function generate(input: GenerateInput): Promise<GenerateResult> {
     const ctx = Context.current();
     const agent = requireAgent(deps, input.agentName);
-    const transcript = await deps.transcripts.read(input.run, input.messageCount);
-    const tools = await deps.runTools.get(agent, input.run, transcript.run);
-    const visible = new Set(input.toolNames);
-    const specs: ToolSpec[] = [];
-    for (const name of input.toolNames) {
-      const tool = tools.getToolByName(name);
-      if (tool) specs.push(toolModelSpec(tool));
-    }
-    const [first, ...rest] = transcript.messages;
-    const system = first?.role === 'system' && typeof first.content === 'string' ? first.content : undefined;
-    const conversation: TranscriptMessage[] = system !== undefined ? rest : transcript.messages;
-
+    // Beat from the start: reading the transcript after a crash may wait for the run's query to be answered.
     const heartbeat = startHeartbeating();
-    let response;
     try {
-      response = await callModel({
-        model: deps.providers.resolveLanguageModel(agent.model),
-        ...(system !== undefined ? { system } : {}),
-        messages: conversation,
-        tools: specs,
-        abortSignal: ctx.cancellationSignal,
-      });
-    } catch (err) {
-      if (ctx.cancellationSignal.aborted) throw err;
-      throw classifyModelError(err);
+      return await generateStep(deps, ctx, agent, input);
     } finally {
       heartbeat.stop();
     }
+  };
+}
 
-    // Only the tools the model was shown may be called; everything else is "unavailable" for the model.
-    const lookup = {
-      getToolByName: (name: string) => (visible.has(name) ? tools.getToolByName(name) : undefined),
-      getAllToolNames: () => input.toolNames,
-    };
-    const runCtx = toToolContext(transcript.run);
-    const toolCalls: CheckedToolCall[] = [];
-    for (const call of response.toolCalls) {
-      const check = await checkToolCallAsync(lookup, call.toolName, call.input);
-      if (check.kind !== 'valid') {
-        toolCalls.push({ toolCallId: call.toolCallId, toolName: call.toolName, status: 'invalid', error: check.message });
-        continue;
-      }
-      const needsApproval = await evaluateNeedsApproval(check.tool, check.args, {
-        toolCallId: call.toolCallId,
-        messages: [...transcript.messages, ...response.responseMessages],
-        ...runCtx,
-      });
-      toolCalls.push({
-        toolCallId: call.toolCallId,
-        toolName: call.toolName,
-        status: 'valid',
-        needsApproval,
-        clientSide: check.tool.isClientSide(),
-      });
+async function generateStep(
+  deps: ActivityDependencies,
+  ctx: Context,
+  agent: Agent,
+  input: GenerateInput,
+): Promise<GenerateResult> {
+  const transcript = await deps.transcripts.read(input.run, input.messageCount);
+  const tools = await deps.runTools.get(agent, input.run, transcript.run);
+  const visible = new Set(input.toolNames);
+  const specs: ToolSpec[] = [];
+  for (const name of input.toolNames) {
+    const tool = tools.getToolByName(name);
+    if (tool) specs.push(toolModelSpec(tool));
+  }
+  const [first, ...rest] = transcript.messages;
+  const system = first?.role === 'system' && typeof first.content === 'string' ? first.content : undefined;
+  const conversation: TranscriptMessage[] = system !== undefined ? rest : transcript.messages;
+
+  let response;
+  try {
+    response = await callModel({
+      model: deps.providers.resolveLanguageModel(agent.model),
+      ...(system !== undefined ? { system } : {}),
+      messages: conversation,
+      tools: specs,
+      abortSignal: ctx.cancellationSignal,
+    });
+  } catch (err) {
+    if (ctx.cancellationSignal.aborted) throw err;
+    throw classifyModelError(err);
+  }
+
+  // Only the tools the model was shown may be called; everything else is "unavailable" for the model.
+  const lookup = {
+    getToolByName: (name: string) => (visible.has(name) ? tools.getToolByName(name) : undefined),
+    getAllToolNames: () => input.toolNames,
+  };
+  const runCtx = toToolContext(transcript.run);
+  const toolCalls: CheckedToolCall[] = [];
+  for (const call of response.toolCalls) {
+    const check = await checkToolCallAsync(lookup, call.toolName, call.input);
+    if (check.kind !== 'valid') {
+      toolCalls.push({ toolCallId: call.toolCallId, toolName: call.toolName, status: 'invalid', error: check.message });
+      continue;
     }
+    const needsApproval = await evaluateNeedsApproval(check.tool, check.args, {
+      toolCallId: call.toolCallId,
+      messages: [...transcript.messages, ...response.responseMessages],
+      ...runCtx,
+    });
+    toolCalls.push({
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      status: 'valid',
+      needsApproval,
+      clientSide: check.tool.isClientSide(),
+    });
+  }
 
-    deps.transcripts.append(input.run, input.messageCount, response.responseMessages);
-    return {
-      version: 1,
-      messages: response.responseMessages,
-      toolCalls,
-      finishReason: response.finishReason,
-      usage: response.usage,
-    };
+  deps.transcripts.append(input.run, input.messageCount, response.responseMessages);
+  return {
+    version: 1,
+    messages: response.responseMessages,
+    toolCalls,
+    finishReason: response.finishReason,
+    usage: response.usage,
   };
 }

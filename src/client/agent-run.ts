@@ -1,6 +1,7 @@
-import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { ToolDeniedError } from '../tool/errors/tool-denied-error.js';
+import { RunRequestRejectedError } from './errors/run-request-rejected-error.js';
 import {
   FailureType,
   TERMINAL_EVENT_TYPES,
@@ -118,9 +119,11 @@ export class AgentRun {
 
   /** Gives a client-side tool call its result; the run continues with it. Rejects when the call is not pending. */
   async submitToolResult(toolCallId: string, output: JsonValue, options: { isError?: boolean } = {}): Promise<void> {
-    await this.handle.executeUpdate(toolResultUpdate, {
-      args: [{ toolCallId, output, ...(options.isError ? { isError: true } : {}) }],
-    });
+    await rejectionsExplained(
+      this.handle.executeUpdate(toolResultUpdate, {
+        args: [{ toolCallId, output, ...(options.isError ? { isError: true } : {}) }],
+      }),
+    );
   }
 
   /** Cancels the run (Temporal cancellation): running tools see their abort signal, no pending tool runs. */
@@ -139,7 +142,7 @@ export class AgentRun {
       await this.handle.signal(approvalSignal, decision);
       return undefined;
     }
-    return await this.handle.executeUpdate(approvalUpdate, { args: [decision] });
+    return await rejectionsExplained(this.handle.executeUpdate(approvalUpdate, { args: [decision] }));
   }
 }
 
@@ -158,6 +161,18 @@ function toolCallsOf(messages: TranscriptMessage[]): { toolCalls: RunToolCall[];
     }
   }
   return { toolCalls, toolResults };
+}
+
+/** An update the run's validator rejected becomes a RunRequestRejectedError carrying the validator's message. */
+async function rejectionsExplained<T>(update: Promise<T>): Promise<T> {
+  try {
+    return await update;
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError && err.cause instanceof Error) {
+      throw new RunRequestRejectedError(err.cause.message, { cause: err });
+    }
+    throw err;
+  }
 }
 
 /** A run ended by a ToolDeniedError rejects with that error; anything else is passed through. */

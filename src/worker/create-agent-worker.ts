@@ -43,6 +43,9 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     ...(options.maxToolOutputBytes !== undefined ? { maxToolOutputBytes: options.maxToolOutputBytes } : {}),
   });
   return await Worker.create({
+    // Streaming tools record each yield as a heartbeat; flush them promptly so a crash loses at most one step.
+    maxHeartbeatThrottleInterval: '200ms',
+    defaultHeartbeatThrottleInterval: '200ms',
     ...options.worker,
     connection,
     namespace: options.namespace ?? process.env.TEMPORAL_NAMESPACE ?? 'default',

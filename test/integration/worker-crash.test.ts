@@ -1,0 +1,119 @@
+// A worker killed with SIGKILL in the middle of a tool: a fresh worker finishes the run, completed tools are not
+// executed again, a streaming tool resumes from its last checkpoint, and the transcript is whole.
+import { fork, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentClient } from '../../src/client/agent-client.js';
+import { workflowsPath } from '../../src/worker/create-agent-worker.js';
+import { bundleWorkflows, createTestEnv, testServer, uniqueTaskQueue } from '../support/temporal.js';
+import { activityCounts, recordHistory } from '../support/agent-harness.js';
+
+const WORKER = fileURLToPath(new URL('../fixtures/crash/worker.ts', import.meta.url));
+
+let env: TestWorkflowEnvironment;
+let address: string;
+let bundlePath: string;
+beforeAll(async () => {
+  env = await createTestEnv();
+  address = testServer().address;
+  bundlePath = join(mkdtempSync(join(tmpdir(), 'durable-agent-bundle-')), 'workflows.js');
+  writeFileSync(bundlePath, (await bundleWorkflows(workflowsPath())).code);
+});
+afterAll(async () => {
+  await env?.teardown();
+});
+
+/** Starts the crash-test worker in a child process and resolves once it polls. */
+async function startWorker(taskQueue: string, sideEffects: string): Promise<ChildProcess> {
+  const child = fork(WORKER, [], {
+    execArgv: ['--import', 'tsx'],
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: address,
+      TASK_QUEUE: taskQueue,
+      SIDE_EFFECTS: sideEffects,
+      WORKFLOW_BUNDLE: bundlePath,
+    },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`crash-test worker exited early (${code})`)));
+  });
+  return child;
+}
+
+function lines(file: string): string[] {
+  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : [];
+}
+
+async function waitForLine(file: string, pattern: RegExp, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!lines(file).some((line) => pattern.test(line))) {
+    if (Date.now() > deadline) throw new Error(`no line matching ${pattern} in ${file}: ${lines(file).join(' | ')}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+describe('worker crash', () => {
+  it('finishes the run on a new worker without re-running completed tools, resuming the stream from its checkpoint', async () => {
+    const taskQueue = uniqueTaskQueue('crash');
+    const sideEffects = join(mkdtempSync(join(tmpdir(), 'durable-agent-')), 'side-effects.log');
+    const client = new AgentClient({ client: env.client, taskQueue });
+
+    let worker = await startWorker(taskQueue, sideEffects);
+    const run = await client.start('crashy', 'go', { workflow: { workflowExecutionTimeout: '3 minutes' } });
+    try {
+      // Kill in the middle of the slow tool, after the quick one has completed.
+      await waitForLine(sideEffects, /^slow-start attempt=1/);
+      await kill(worker);
+      worker = await startWorker(taskQueue, sideEffects);
+      // Kill again after the streaming tool has yielded a few times.
+      await waitForLine(sideEffects, /^counter-step 3$/);
+      await kill(worker);
+      worker = await startWorker(taskQueue, sideEffects);
+
+      const result = await run.result();
+      expect(result.text).toBe('all done');
+      const log = lines(sideEffects);
+      // The quick tool completed before the first crash and never ran again.
+      expect(log.filter((l) => l.startsWith('quick '))).toHaveLength(1);
+      // The slow tool was retried once, with the same idempotency key, and completed once.
+      const slowStarts = log.filter((l) => l.startsWith('slow-start'));
+      expect(slowStarts.map((l) => l.split(' ')[1])).toEqual(['attempt=1', 'attempt=2']);
+      expect(new Set(slowStarts.map((l) => l.split(' ')[2])).size).toBe(1);
+      expect(log.filter((l) => l.startsWith('slow-end'))).toEqual(['slow-end attempt=2']);
+      // The stream resumed after its last checkpoint: at most one step ran twice.
+      const steps = log.filter((l) => l.startsWith('counter-step')).map((l) => Number(l.split(' ')[1]));
+      expect(steps.length).toBeLessThanOrEqual(7);
+      expect([...new Set(steps)]).toEqual([1, 2, 3, 4, 5, 6]);
+      const resumes = log.filter((l) => l.startsWith('counter-resume'));
+      expect(resumes).toHaveLength(2);
+      expect(Number(resumes[1]!.split('from=')[1])).toBeGreaterThanOrEqual(3);
+      // The transcript is whole, and the model saw exactly one final result of the stream.
+      expect(result.messages.map((m) => m.role)).toEqual([
+        'system', 'user', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'tool', 'assistant',
+      ]);
+      expect(result.toolResults.map((r) => [r.toolCallId, r.output])).toEqual([
+        ['q', { type: 'text', value: 'quick done' }],
+        ['s', { type: 'text', value: 'slow done' }],
+        ['c', { type: 'json', value: { n: 6 } }],
+      ]);
+      const history = await run.handle.fetchHistory();
+      expect(activityCounts(history)).toEqual({ describeAgent: 1, generate: 4, executeTool: 3 });
+      await recordHistory('worker-crash', env, run.id);
+    } finally {
+      await kill(worker).catch(() => undefined);
+    }
+  });
+});

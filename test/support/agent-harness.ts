@@ -1,0 +1,78 @@
+// Runs agents on a real worker against the suite's Temporal dev server: one bundle per test file, a fresh task
+// queue per test, and every run started with an execution timeout so a regression fails instead of hanging.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
+import { AgentClient, type StartRunOptions } from '../../src/client/agent-client.js';
+import type { Agent } from '../../src/agent/agent.js';
+import { ProviderRegistry } from '../../src/models/provider-registry.js';
+import { createAgentWorker, workflowsPath, type AgentWorkerOptions } from '../../src/worker/create-agent-worker.js';
+import { scheduledActivities, type History } from './history.js';
+import { bundleWorkflows, uniqueTaskQueue } from './temporal.js';
+
+/** Options of {@link withAgentWorker}. */
+export interface HarnessOptions extends Partial<Omit<AgentWorkerOptions, 'agents' | 'connection'>> {
+  taskQueue?: string;
+}
+
+/** A client bound to the harness's task queue, whose runs get an execution timeout by default. */
+export interface HarnessClient {
+  client: AgentClient;
+  taskQueue: string;
+  start(
+    agentName: string,
+    input: Parameters<AgentClient['start']>[1],
+    options?: StartRunOptions,
+  ): ReturnType<AgentClient['start']>;
+}
+
+/** Runs `fn` while a worker hosting `agents` polls a fresh task queue. */
+export async function withAgentWorker<T>(
+  env: TestWorkflowEnvironment,
+  agents: Agent[],
+  fn: (h: HarnessClient) => Promise<T>,
+  options: HarnessOptions = {},
+): Promise<T> {
+  const taskQueue = options.taskQueue ?? uniqueTaskQueue();
+  const worker = await createAgentWorker({
+    providers: new ProviderRegistry({ env: {} }),
+    ...options,
+    agents,
+    taskQueue,
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    workflowBundle: await bundleWorkflows(workflowsPath()),
+  });
+  const client = new AgentClient({ client: env.client, taskQueue });
+  const harness: HarnessClient = {
+    client,
+    taskQueue,
+    start: (agentName, input, startOptions = {}) =>
+      client.start(agentName, input, {
+        ...startOptions,
+        workflow: { workflowExecutionTimeout: '2 minutes', ...startOptions.workflow },
+      }),
+  };
+  return await worker.runUntil(fn(harness));
+}
+
+/** How many activities of each type a history scheduled. */
+export function activityCounts(history: History): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const type of scheduledActivities(history)) counts[type] = (counts[type] ?? 0) + 1;
+  return counts;
+}
+
+const HISTORY_DIR = fileURLToPath(new URL('../fixtures/histories/', import.meta.url));
+
+/**
+ * Saves a run's history as a replay fixture when `RECORD_HISTORIES=1`. The committed fixtures are replayed by
+ * `test/integration/replay.test.ts` against the current workflow code.
+ */
+export async function recordHistory(name: string, env: TestWorkflowEnvironment, workflowId: string): Promise<void> {
+  if (process.env.RECORD_HISTORIES !== '1') return;
+  const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+  mkdirSync(HISTORY_DIR, { recursive: true });
+  writeFileSync(`${HISTORY_DIR}${name}.json`, historyToJSON(history));
+}
