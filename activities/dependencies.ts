@@ -14,6 +14,8 @@ export interface ActivityDependencies {
   runTools: RunToolsCache;
   /** Largest tool output, in bytes of JSON, that may be recorded; larger ones become an error for the model. */
   maxToolOutputBytes: number;
+  /** Streaming tools report progress to their run at most this often. */
+  progressIntervalMs: number;
 }
 
 /** Looks an agent up, failing the activity without retries when the worker does not host it. */

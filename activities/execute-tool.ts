@@ -5,6 +5,7 @@ import { createToolExecuteOptions } from '../src/tool/execute-options.js';
 import { FailureType, type ExecuteToolInput, type ExecuteToolResult, type JsonValue } from '../src/protocol/index.js';
 import { type ActivityDependencies, requireAgent, toToolContext } from './dependencies.js';
 import { startHeartbeating } from './heartbeat.js';
+import { ProgressReporter } from './progress.js';
 
 /** A streaming tool's last recorded yield, kept as the activity's heartbeat details. */
 export interface ToolCheckpoint {
@@ -40,6 +41,7 @@ export function createExecuteTool(deps: ActivityDependencies) {
       if (ctx.cancellationSignal.aborted) onCancel();
       else ctx.cancellationSignal.addEventListener('abort', onCancel, { once: true });
 
+      const progress = new ProgressReporter(input.run, input.toolCallId, deps.progressIntervalMs);
       try {
         const outcome = await runToolPipeline({
           tool: check.tool,
@@ -49,8 +51,10 @@ export function createExecuteTool(deps: ActivityDependencies) {
           agentHooks: agent.hooks,
           ...(resumeFrom ? { resumeFrom } : {}),
           onPreliminary: (value, seq) => {
-            checkpoint = { seq, value };
+            // The checkpoint is the heartbeat: a retried attempt gets it back as `options.checkpoint`.
+            checkpoint = { seq, value: toJson(value) };
             heartbeat.beat();
+            progress.report(seq, checkpoint.value as JsonValue);
           },
           options: createToolExecuteOptions({
             ...toToolContext(transcript.run),
@@ -86,6 +90,7 @@ export function createExecuteTool(deps: ActivityDependencies) {
         });
       } finally {
         ctx.cancellationSignal.removeEventListener('abort', onCancel);
+        await progress.stop();
       }
     } finally {
       heartbeat.stop();

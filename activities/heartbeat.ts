@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 
 /**
- * Heartbeats the current activity at a fraction of its heartbeat timeout until stopped, so cancellation reaches
+ * Heartbeats the current activity at a fraction of its heartbeat timeout (at most 1 s apart) until stopped, so cancellation reaches
  * a long model call or tool and a dead worker is noticed. `details` is sent with each beat (the latest
  * checkpoint of a streaming tool). Stop it in `finally`; a heartbeat failure never hides the real result.
  */
@@ -17,7 +17,9 @@ export function startHeartbeating(details: () => unknown = () => undefined): { b
   };
   beat();
   if (!timeout) return { beat, stop: () => undefined };
-  const timer = setInterval(beat, Math.max(100, Math.floor(timeout / 3)));
+  // Cancellation reaches an activity only in a heartbeat's response, so beat at least every second: a cancelled
+  // run should not wait a third of the heartbeat timeout for a model call to be aborted.
+  const timer = setInterval(beat, Math.max(100, Math.min(1_000, Math.floor(timeout / 3))));
   timer.unref?.();
   return { beat, stop: () => clearInterval(timer) };
 }

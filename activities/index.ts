@@ -12,6 +12,8 @@ export interface CreateActivitiesOptions {
   providers: ProviderRegistry;
   /** Tool outputs larger than this (JSON bytes) reach the model as an error. Default 1.5 MB, under Temporal's 2 MB. */
   maxToolOutputBytes?: number;
+  /** Streaming tools report progress to their run at most this often (signals in history). Default 500 ms. */
+  progressIntervalMs?: number;
 }
 
 /**
@@ -25,6 +27,7 @@ export function createActivities(options: CreateActivitiesOptions) {
     transcripts: new TranscriptCache(),
     runTools: new RunToolsCache(),
     maxToolOutputBytes: options.maxToolOutputBytes ?? 1_500_000,
+    progressIntervalMs: options.progressIntervalMs ?? 500,
   };
   return {
     describeAgent: createDescribeAgent(deps),

@@ -47,6 +47,7 @@ import {
   approvalUpdate,
   eventsQuery,
   stateQuery,
+  toolProgressSignal,
   toolResultSignal,
   toolResultUpdate,
   transcriptQuery,
@@ -120,17 +121,26 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
       }
     },
   });
-  setHandler(stateQuery, (): RunState => ({
-    status: status === 'running' && (approvals.list().length > 0 || pendingToolResults.size > 0) ? 'waiting' : status,
-    step: steps.length,
-    usage,
-    pendingApprovals: approvals.list(),
-    pendingToolResults: [...pendingToolResults.values()],
-    pendingElicitations: [],
-    runningTools: [...runningTools.values()],
-    messageCount: messages.length,
-    lastEventSeq: events.lastSeq,
-  }));
+  setHandler(toolProgressSignal, (progress) => {
+    const running = runningTools.get(progress.toolCallId);
+    if (!running || (running.progress && running.progress.seq >= progress.seq)) return;
+    running.progress = progress;
+    events.emit({ type: 'tool-progress', toolCallId: progress.toolCallId, seq: progress.seq, value: progress.value });
+  });
+  setHandler(
+    stateQuery,
+    (): RunState => ({
+      status: status === 'running' && (approvals.list().length > 0 || pendingToolResults.size > 0) ? 'waiting' : status,
+      step: steps.length,
+      usage,
+      pendingApprovals: approvals.list(),
+      pendingToolResults: [...pendingToolResults.values()],
+      pendingElicitations: [],
+      runningTools: [...runningTools.values()],
+      messageCount: messages.length,
+      lastEventSeq: events.lastSeq,
+    }),
+  );
   setHandler(eventsQuery, (after, limit) => events.after(after, limit));
   setHandler(transcriptQuery, (from, to) => ({
     runId: workflowInfo().runId,
@@ -251,11 +261,19 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
 
       const argsById = toolCallArgs(generated.messages);
       for (const call of generated.toolCalls) {
-        events.emit({ type: 'tool-call', step, toolCallId: call.toolCallId, toolName: call.toolName, args: argsById.get(call.toolCallId) ?? null });
+        events.emit({
+          type: 'tool-call',
+          step,
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          args: argsById.get(call.toolCallId) ?? null,
+        });
       }
       const messageCount = messages.length;
       const settled = await Promise.all(
-        generated.toolCalls.map((call) => settleToolCall(step, call, argsById.get(call.toolCallId) ?? null, messageCount)),
+        generated.toolCalls.map((call) =>
+          settleToolCall(step, call, argsById.get(call.toolCallId) ?? null, messageCount),
+        ),
       );
       if (settled.length > 0) messages.push({ role: 'tool', content: settled.map((s) => s.part) });
       steps.push({
@@ -285,6 +303,8 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
       }
       if (steps.length < maxSteps && shouldContinueAsNew(input)) {
         await condition(allHandlersFinished);
+        const generation = (carried?.generation ?? 0) + 1;
+        events.emit({ type: 'continued-as-new', generation });
         return await continueAsNew<typeof agentRun>({
           ...input,
           continuation: {
@@ -294,7 +314,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
             steps,
             usage,
             approvals: approvals.history(),
-            generation: (carried?.generation ?? 0) + 1,
+            generation,
           },
         });
       }
@@ -350,7 +370,9 @@ function lastAssistant(messages: TranscriptMessage[]): TranscriptMessage | undef
 
 function shouldContinueAsNew(input: AgentRunInput): boolean {
   const info = workflowInfo();
-  return info.continueAsNewSuggested || info.historyLength >= (input.historyEventBudget ?? DEFAULT_HISTORY_EVENT_BUDGET);
+  return (
+    info.continueAsNewSuggested || info.historyLength >= (input.historyEventBudget ?? DEFAULT_HISTORY_EVENT_BUDGET)
+  );
 }
 
 function generateActivityOptions(description: AgentDescription): ActivityOptions {
@@ -358,7 +380,13 @@ function generateActivityOptions(description: AgentDescription): ActivityOptions
   return {
     startToCloseTimeout: options.startToCloseTimeout ?? '5 minutes',
     heartbeatTimeout: options.heartbeatTimeout ?? '30 seconds',
-    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 8, ...options.retry },
+    retry: {
+      initialInterval: '1s',
+      backoffCoefficient: 2,
+      maximumInterval: '1 minute',
+      maximumAttempts: 8,
+      ...options.retry,
+    },
     // A cancelled run waits for the model call to abort its HTTP request before it ends.
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   };
@@ -370,10 +398,10 @@ function toolActivityOptions(description: AgentDescription, tool: ToolDescriptor
   return {
     startToCloseTimeout: own.startToCloseTimeout ?? defaults.startToCloseTimeout ?? '10 minutes',
     heartbeatTimeout: own.heartbeatTimeout ?? defaults.heartbeatTimeout ?? '30 seconds',
-    ...(own.scheduleToCloseTimeout ?? defaults.scheduleToCloseTimeout
+    ...((own.scheduleToCloseTimeout ?? defaults.scheduleToCloseTimeout)
       ? { scheduleToCloseTimeout: own.scheduleToCloseTimeout ?? defaults.scheduleToCloseTimeout }
       : {}),
-    ...(own.taskQueue ?? defaults.taskQueue ? { taskQueue: own.taskQueue ?? defaults.taskQueue } : {}),
+    ...((own.taskQueue ?? defaults.taskQueue) ? { taskQueue: own.taskQueue ?? defaults.taskQueue } : {}),
     retry: {
       initialInterval: '1s',
       backoffCoefficient: 2,

@@ -6,6 +6,7 @@ import type {
   ApprovalRecord,
   RunEvent,
   RunState,
+  ToolProgress,
   ToolResultSubmission,
   TranscriptSlice,
 } from '../src/protocol/index.js';
@@ -24,6 +25,12 @@ export const toolResultSignal = defineSignal<[ToolResultSubmission]>('durable-ag
 
 /** Result of a client-side tool call, validated: the call must be pending. */
 export const toolResultUpdate = defineUpdate<void, [ToolResultSubmission]>('durable-agent.submit-tool-result');
+
+/**
+ * Progress of a streaming tool, sent by the tool activity (throttled). Applied only while the call runs and only
+ * when newer than what the run has, so a retried attempt's repeated yields are not shown twice.
+ */
+export const toolProgressSignal = defineSignal<[ToolProgress]>('durable-agent.tool-progress');
 
 /** The run's current state: status, step, pending approvals and tool results, running tools. */
 export const stateQuery = defineQuery<RunState>('durable-agent.state');

@@ -89,12 +89,20 @@ export interface PendingToolResult {
   step: number;
 }
 
-/** A tool activity in flight. */
+/** A tool activity in flight, with the latest value a streaming tool yielded. */
 export interface RunningTool {
   toolCallId: string;
   toolName: string;
   step: number;
   startedAt: string;
+  progress?: ToolProgress;
+}
+
+/** One yield of a streaming tool, as reported to the run. `seq` counts from 1 and never repeats. */
+export interface ToolProgress {
+  toolCallId: string;
+  seq: number;
+  value: JsonValue;
 }
 
 /** Status of a run as its state query reports it. */

@@ -22,6 +22,8 @@ export interface AgentWorkerOptions {
   providers?: ProviderRegistry;
   /** Tool outputs over this many JSON bytes reach the model as an error instead of being recorded. */
   maxToolOutputBytes?: number;
+  /** Streaming tools report progress to their run at most this often. Default 500 ms. */
+  progressIntervalMs?: number;
   /** A prebuilt workflow bundle (tests bundle once per file); default: bundle `workflows/` at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Anything else Temporal's `Worker.create` takes (concurrency limits, interceptors, sinks, …). */
@@ -41,6 +43,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     agents,
     providers: options.providers ?? new ProviderRegistry(),
     ...(options.maxToolOutputBytes !== undefined ? { maxToolOutputBytes: options.maxToolOutputBytes } : {}),
+    ...(options.progressIntervalMs !== undefined ? { progressIntervalMs: options.progressIntervalMs } : {}),
   });
   return await Worker.create({
     // Streaming tools record each yield as a heartbeat; flush them promptly so a crash loses at most one step.

@@ -1,0 +1,54 @@
+import { Context } from '@temporalio/activity';
+import { getGlobalLogger } from '../src/logger.js';
+import type { JsonValue, RunRef, ToolProgress } from '../src/protocol/index.js';
+import { toolProgressSignal } from '../workflows/messages.js';
+
+/**
+ * Reports a streaming tool's yields to its run as signals, at most one per `intervalMs` and always the latest
+ * (a trailing send), so `run.state()` and `run.events()` show progress without a signal per yield in history.
+ * The checkpoint itself is the activity heartbeat; this is only what people watch.
+ */
+export class ProgressReporter {
+  private latest: ToolProgress | undefined;
+  private lastSentAt = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private sending: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly run: RunRef,
+    private readonly toolCallId: string,
+    private readonly intervalMs: number,
+  ) {}
+
+  /** Records a yield; sends now or schedules a send at the end of the current interval. */
+  report(seq: number, value: JsonValue): void {
+    this.latest = { toolCallId: this.toolCallId, seq, value };
+    if (this.timer) return;
+    const wait = this.lastSentAt + this.intervalMs - Date.now();
+    if (wait <= 0) this.flush();
+    else this.timer = setTimeout(() => this.flush(), wait);
+  }
+
+  /** Stops reporting: the tool's result supersedes any progress not yet sent. */
+  async stop(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.latest = undefined;
+    await this.sending;
+  }
+
+  private flush(): void {
+    this.timer = undefined;
+    const progress = this.latest;
+    if (!progress) return;
+    this.latest = undefined;
+    this.lastSentAt = Date.now();
+    const handle = Context.current().client.workflow.getHandle(this.run.workflowId, this.run.runId);
+    this.sending = this.sending
+      .then(() => handle.signal(toolProgressSignal, progress))
+      .catch((err: unknown) => {
+        // Progress is for people watching; a failed send never fails the tool.
+        getGlobalLogger().debug('Could not report tool progress', { toolCallId: this.toolCallId, err: String(err) });
+      });
+  }
+}

@@ -1,0 +1,215 @@
+// Human approvals against a real dev server: approve, deny, timeout, duplicate and early signals, rejected
+// updates that leave history untouched, and two approvals of one step decided in reverse order.
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { Agent } from '../../src/agent/agent.js';
+import { RunRequestRejectedError } from '../../src/client/errors/run-request-rejected-error.js';
+import type { AgentRun } from '../../src/client/agent-run.js';
+import { ScriptedLanguageModel, type ScriptedRequest } from '../../src/models/scripted-model.js';
+import { createTool } from '../../src/tool/tool.js';
+import { createTestEnv } from '../support/temporal.js';
+import { activityCounts, recordHistory, withAgentWorker } from '../support/agent-harness.js';
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => {
+  env = await createTestEnv();
+});
+afterAll(async () => {
+  await env?.teardown();
+});
+
+function toolResultsSeen(request: ScriptedRequest | undefined): Map<string, unknown> {
+  const seen = new Map<string, unknown>();
+  for (const message of request?.prompt ?? []) {
+    if (message.role !== 'tool') continue;
+    for (const part of message.content) if (part.type === 'tool-result') seen.set(part.toolCallId, part.output);
+  }
+  return seen;
+}
+
+async function pendingIds(run: AgentRun, count: number): Promise<string[]> {
+  await expect.poll(async () => (await run.state()).pendingApprovals.length, { timeout: 15_000 }).toBe(count);
+  return (await run.state()).pendingApprovals.map((p) => p.toolCallId);
+}
+
+/** An agent whose `delete_file` needs approval and whose `list_files` does not; executions are recorded. */
+function fileAgent(model: ScriptedLanguageModel, executed: string[]) {
+  const deleteFile = createTool({
+    name: 'delete_file',
+    description: 'Deletes a file.',
+    parameters: z.object({ path: z.string() }),
+    needsApproval: true,
+    hooks: { onStart: ({ args }) => void executed.push(`onStart ${(args as { path: string }).path}`) },
+    execute: async ({ path }) => {
+      executed.push(`delete ${path}`);
+      return `deleted ${path}`;
+    },
+  });
+  const listFiles = createTool({
+    name: 'list_files',
+    description: 'Lists files.',
+    parameters: z.object({}),
+    execute: async () => {
+      executed.push('list');
+      return ['a.txt', 'b.txt'];
+    },
+  });
+  const guarded = createTool({
+    name: 'write_file',
+    description: 'Writes a file; approval needed outside /tmp.',
+    parameters: z.object({ path: z.string() }),
+    needsApproval: async ({ path }) => !path.startsWith('/tmp/'),
+    execute: async ({ path }) => {
+      executed.push(`write ${path}`);
+      return 'written';
+    },
+  });
+  return new Agent({ name: 'files', instructions: '', model, tools: [deleteFile, listFiles, guarded] });
+}
+
+describe('approvals', () => {
+  it('runs an approved call with its hooks and records who approved it and why', async () => {
+    const executed: string[] = [];
+    const model = new ScriptedLanguageModel([
+      { toolCalls: [{ toolName: 'delete_file', input: { path: 'a.txt' }, toolCallId: 'd1' }] },
+      (request) => ({ text: JSON.stringify(toolResultsSeen(request).get('d1')) }),
+    ]);
+    await withAgentWorker(env, [fileAgent(model, executed)], async ({ start }) => {
+      const run = await start('files', 'delete a.txt');
+      const [id] = await pendingIds(run, 1);
+      const state = await run.state();
+      expect(state.status).toBe('waiting');
+      expect(state.pendingApprovals[0]).toMatchObject({ toolCallId: 'd1', toolName: 'delete_file', args: { path: 'a.txt' } });
+      expect(Date.parse(state.pendingApprovals[0]!.requestedAt)).not.toBeNaN();
+      expect(executed).toEqual([]);
+      const record = await run.approve(id!, { approver: 'alice', reason: 'looks fine' });
+      expect(record).toMatchObject({ toolCallId: 'd1', approved: true, approver: 'alice', reason: 'looks fine' });
+      const result = await run.result();
+      expect(executed).toEqual(['onStart a.txt', 'delete a.txt']);
+      expect(result.text).toBe('{"type":"text","value":"deleted a.txt"}');
+      expect(result.approvals).toMatchObject([{ toolCallId: 'd1', approved: true, approver: 'alice', reason: 'looks fine' }]);
+      const types = [];
+      for await (const event of run.events()) types.push(event);
+      expect(types.filter((e) => e.type === 'approval-requested')).toHaveLength(1);
+      expect(types.find((e) => e.type === 'approval-decided')).toMatchObject({ approved: true, approver: 'alice' });
+      await recordHistory('approval-approved', env, run.id);
+    });
+  });
+
+  it('does not run a denied call; the model reads execution-denied with the reason', async () => {
+    const executed: string[] = [];
+    const model = new ScriptedLanguageModel([
+      { toolCalls: [{ toolName: 'delete_file', input: { path: 'b.txt' }, toolCallId: 'd1' }] },
+      (request) => ({ text: JSON.stringify(toolResultsSeen(request).get('d1')) }),
+    ]);
+    await withAgentWorker(env, [fileAgent(model, executed)], async ({ start }) => {
+      const run = await start('files', 'delete b.txt');
+      const [id] = await pendingIds(run, 1);
+      await run.deny(id!, { reason: 'keep b.txt' });
+      const result = await run.result();
+      expect(executed).toEqual([]);
+      expect(JSON.parse(result.text)).toEqual({ type: 'execution-denied', reason: 'keep b.txt' });
+      expect(result.approvals[0]).toMatchObject({ approved: false, reason: 'keep b.txt' });
+      const history = await run.handle.fetchHistory();
+      expect(activityCounts(history).executeTool).toBeUndefined();
+      await recordHistory('approval-denied', env, run.id);
+    });
+  });
+
+  it('denies with a reason saying so when the approval times out', async () => {
+    const executed: string[] = [];
+    const model = new ScriptedLanguageModel([
+      { toolCalls: [{ toolName: 'delete_file', input: { path: 'c.txt' }, toolCallId: 'd1' }] },
+      (request) => ({ text: JSON.stringify(toolResultsSeen(request).get('d1')) }),
+    ]);
+    await withAgentWorker(env, [fileAgent(model, executed)], async ({ start }) => {
+      const run = await start('files', 'delete c.txt', { approvalTimeoutMs: 1_500 });
+      const result = await run.result();
+      expect(executed).toEqual([]);
+      expect(JSON.parse(result.text)).toEqual({
+        type: 'execution-denied',
+        reason: 'Approval timed out after 1500ms without a decision.',
+      });
+      expect(result.approvals[0]).toMatchObject({ approved: false, timedOut: true });
+      await recordHistory('approval-timeout', env, run.id);
+    });
+  });
+
+  it('applies a signalled decision once, ignores duplicates, and keeps a decision that arrives before the wait', async () => {
+    const executed: string[] = [];
+    const model = new ScriptedLanguageModel([
+      // The model takes a while, so the decision for e1 arrives before the run asks for it.
+      { delayMs: 1_500, toolCalls: [{ toolName: 'delete_file', input: { path: 'early.txt' }, toolCallId: 'e1' }] },
+      { toolCalls: [{ toolName: 'delete_file', input: { path: 'dup.txt' }, toolCallId: 'd2' }] },
+      { text: 'done' },
+    ]);
+    await withAgentWorker(env, [fileAgent(model, executed)], async ({ start }) => {
+      const run = await start('files', 'delete two files');
+      await run.approve('e1', { signal: true, approver: 'early-bird' });
+      const [id] = await pendingIds(run, 1);
+      expect(id).toBe('d2');
+      await run.approve('d2', { signal: true, approver: 'first' });
+      await run.deny('d2', { signal: true, reason: 'too late' });
+      await run.approve('d2', { signal: true, approver: 'third' });
+      const result = await run.result();
+      expect(executed).toEqual(['onStart early.txt', 'delete early.txt', 'onStart dup.txt', 'delete dup.txt']);
+      expect(result.approvals.map((a) => [a.toolCallId, a.approved, a.approver])).toEqual([
+        ['e1', true, 'early-bird'],
+        ['d2', true, 'first'],
+      ]);
+      await recordHistory('approval-early-and-duplicate', env, run.id);
+    });
+  });
+
+  it('rejects an update for an unknown or already-decided id without touching history', async () => {
+    const executed: string[] = [];
+    const model = new ScriptedLanguageModel([
+      { toolCalls: [{ toolName: 'delete_file', input: { path: 'x.txt' }, toolCallId: 'd1' }] },
+      { text: 'done' },
+    ]);
+    await withAgentWorker(env, [fileAgent(model, executed)], async ({ start }) => {
+      const run = await start('files', 'delete x.txt');
+      await pendingIds(run, 1);
+      const before = (await run.handle.fetchHistory()).events?.length;
+      const unknown = await run.approve('nope').catch((err: unknown) => err);
+      expect(RunRequestRejectedError.isInstance(unknown)).toBe(true);
+      expect((unknown as Error).message).toBe("No pending approval for tool call 'nope'. Pending: d1.");
+      expect((await run.handle.fetchHistory()).events?.length).toBe(before);
+      await run.approve('d1');
+      await expect(run.approve('d1')).rejects.toThrow("The approval for tool call 'd1' was already decided.");
+      await run.result();
+      await expect(run.deny('d1')).rejects.toThrow();
+    });
+  });
+
+  it('decides two approvals of one step in reverse order, without holding back calls that need none', async () => {
+    const executed: string[] = [];
+    const model = new ScriptedLanguageModel([
+      {
+        toolCalls: [
+          { toolName: 'delete_file', input: { path: '1.txt' }, toolCallId: 'a1' },
+          { toolName: 'write_file', input: { path: '/etc/x' }, toolCallId: 'a2' },
+          { toolName: 'write_file', input: { path: '/tmp/y' }, toolCallId: 'b' },
+          { toolName: 'list_files', input: {}, toolCallId: 'c' },
+        ],
+      },
+      (request) => ({ text: [...toolResultsSeen(request).keys()].join(',') }),
+    ]);
+    await withAgentWorker(env, [fileAgent(model, executed)], async ({ start }) => {
+      const run = await start('files', 'tidy up');
+      const ids = await pendingIds(run, 2);
+      expect(ids.sort()).toEqual(['a1', 'a2']);
+      // The calls needing no approval ran while the others wait.
+      await expect.poll(() => executed.slice().sort(), { timeout: 10_000 }).toEqual(['list', 'write /tmp/y']);
+      await run.approve('a2', { approver: 'bob' });
+      await expect.poll(() => executed.includes('write /etc/x'), { timeout: 10_000 }).toBe(true);
+      expect(executed).not.toContain('delete 1.txt');
+      await run.approve('a1', { approver: 'bob' });
+      const result = await run.result();
+      expect(result.text).toBe('a1,a2,b,c');
+      expect(result.approvals.map((a) => a.toolCallId)).toEqual(['a2', 'a1']);
+      await recordHistory('approval-two-reverse', env, run.id);
+    });
+  });
+});
