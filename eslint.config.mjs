@@ -13,7 +13,10 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['*.mjs', 'scripts/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: { allowDefaultProject: ['*.mjs', 'scripts/*.mjs'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     plugins: { 'import-x': importX },
     rules: {
@@ -43,7 +46,10 @@ export default tseslint.config(
             { group: ['ai', 'ai/*', '@ai-sdk/*'], message: 'The AI SDK must stay out of the workflow sandbox.' },
             { group: ['@modelcontextprotocol/*'], message: 'The MCP SDK must stay out of the workflow sandbox.' },
             { group: ['zod', 'zod/*', 'zod-from-json-schema'], message: 'Schemas are validated in activities.' },
-            { group: ['@temporalio/worker', '@temporalio/client', '@temporalio/activity', '@temporalio/testing'], message: 'Workflow code may only use @temporalio/workflow.' },
+            {
+              group: ['@temporalio/worker', '@temporalio/client', '@temporalio/activity', '@temporalio/testing'],
+              message: 'Workflow code may only use @temporalio/workflow.',
+            },
             {
               group: ['**/activities/*', '**/activities', '**/src/*', '!**/src/protocol', '!**/src/protocol/*'],
               allowTypeImports: true,

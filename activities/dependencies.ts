@@ -4,7 +4,7 @@ import type { AgentRegistry } from '../src/agent/registry.js';
 import type { ToolManager } from '../src/tool/tool-manager.js';
 import type { ProviderRegistry } from '../src/models/provider-registry.js';
 import { FailureType, type RunContextData, type RunRef } from '../src/protocol/index.js';
-import { TranscriptCache } from './transcripts.js';
+import { type TranscriptCache } from './transcripts.js';
 
 /** What the activities close over: built once per worker by `createActivities`. */
 export interface ActivityDependencies {

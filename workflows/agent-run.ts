@@ -1,6 +1,7 @@
 import {
   ActivityCancellationType,
   ApplicationFailure,
+  ContinueAsNew,
   allHandlersFinished,
   condition,
   continueAsNew,
@@ -335,6 +336,8 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
       messageCount: messages.length,
     };
   } catch (err) {
+    // Continue-as-new ends this execution by throwing; it is neither a failure nor a cancellation.
+    if (err instanceof ContinueAsNew) throw err;
     if (isCancellation(err)) {
       status = 'cancelled';
       events.emit({ type: 'cancelled' });

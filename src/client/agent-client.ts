@@ -53,12 +53,19 @@ export class AgentClient {
     const connection = await Connection.connect({
       address: options.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233',
     });
-    const client = new Client({ connection, namespace: options.namespace ?? process.env.TEMPORAL_NAMESPACE ?? 'default' });
+    const client = new Client({
+      connection,
+      namespace: options.namespace ?? process.env.TEMPORAL_NAMESPACE ?? 'default',
+    });
     return new AgentClient({ ...options, client });
   }
 
   /** Starts a run of `agentName` on `input` (a string or model messages). */
-  async start(agentName: string, input: string | TranscriptMessage[], options: StartRunOptions = {}): Promise<AgentRun> {
+  async start(
+    agentName: string,
+    input: string | TranscriptMessage[],
+    options: StartRunOptions = {},
+  ): Promise<AgentRun> {
     const runInput: AgentRunInput = {
       agentName,
       input,

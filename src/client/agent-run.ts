@@ -92,7 +92,9 @@ export class AgentRun {
    * The run's events with `seq > after`, in order, as they happen; ends after the terminal event. Reconnecting
    * with the last seen `seq` misses nothing and repeats nothing.
    */
-  async *events(options: { after?: number; pollIntervalMs?: number; signal?: AbortSignal } = {}): AsyncGenerator<RunEvent> {
+  async *events(
+    options: { after?: number; pollIntervalMs?: number; signal?: AbortSignal } = {},
+  ): AsyncGenerator<RunEvent> {
     let after = options.after ?? 0;
     const interval = options.pollIntervalMs ?? 200;
     for (;;) {

@@ -142,16 +142,32 @@ describe('agent loop', () => {
       expect(result.text).toBe('done');
       const seen = toolResultsSeen(model.requests[1]);
       const available = 'Available tools: add, boom, bad_output.';
-      expect(seen.get('u1')).toEqual({ type: 'error-text', value: `Model tried to call unavailable tool 'nope'. ${available}` });
+      expect(seen.get('u1')).toEqual({
+        type: 'error-text',
+        value: `Model tried to call unavailable tool 'nope'. ${available}`,
+      });
       expect(seen.get('u2')).toEqual({
         type: 'error-text',
         value: `Model tried to call unavailable tool '__proto__'. ${available}`,
       });
-      expect(seen.get('i1')).toMatchObject({ type: 'error-text', value: expect.stringContaining('Invalid input for tool add:') });
-      expect(seen.get('i2')).toMatchObject({ type: 'error-text', value: expect.stringContaining('Invalid input for tool add:') });
+      expect(seen.get('i1')).toMatchObject({
+        type: 'error-text',
+        value: expect.stringContaining('Invalid input for tool add:'),
+      });
+      expect(seen.get('i2')).toMatchObject({
+        type: 'error-text',
+        value: expect.stringContaining('Invalid input for tool add:'),
+      });
       expect(seen.get('e1')).toMatchObject({
         type: 'json',
-        value: { error: true, name: 'Error', message: 'the disk is full', code: 'ENOSPC', toolCallId: 'e1', toolName: 'boom' },
+        value: {
+          error: true,
+          name: 'Error',
+          message: 'the disk is full',
+          code: 'ENOSPC',
+          toolCallId: 'e1',
+          toolName: 'boom',
+        },
       });
       expect(seen.get('o1')).toMatchObject({
         type: 'json',
@@ -192,7 +208,11 @@ describe('agent loop', () => {
       await expect.poll(async () => (await run.state()).pendingToolResults.length, { timeout: 10_000 }).toBe(1);
       const state = await run.state();
       expect(state.status).toBe('waiting');
-      expect(state.pendingToolResults[0]).toMatchObject({ toolCallId: 'q1', toolName: 'ask_user', args: { question: 'Favourite colour?' } });
+      expect(state.pendingToolResults[0]).toMatchObject({
+        toolCallId: 'q1',
+        toolName: 'ask_user',
+        args: { question: 'Favourite colour?' },
+      });
       await expect(run.submitToolResult('nope', 'x')).rejects.toThrow(/No client-side tool call 'nope'/);
       await run.submitToolResult('q1', { colour: 'green' });
       const result = await run.result();
@@ -256,7 +276,11 @@ describe('agent loop', () => {
         (err: unknown) => err,
       );
       expect(isToolDeniedError(error)).toBe(true);
-      expect(error).toMatchObject({ message: 'Monthly payment quota exceeded.', code: 'TOOL_QUOTA_EXCEEDED', httpStatus: 429 });
+      expect(error).toMatchObject({
+        message: 'Monthly payment quota exceeded.',
+        code: 'TOOL_QUOTA_EXCEEDED',
+        httpStatus: 429,
+      });
       expect(model.requests).toHaveLength(1);
       const events = [];
       for await (const event of run.events()) events.push(event.type);
@@ -281,8 +305,20 @@ describe('agent loop', () => {
         ],
         stepSelection: 'assistant-turns',
       });
-    const before = new Agent({ name: 'evolving', instructions: 'Version one.', model: script(), tools: [wait], maxSteps: 2 });
-    const after = new Agent({ name: 'evolving', instructions: 'Version two.', model: script(), tools: [wait], maxSteps: 10 });
+    const before = new Agent({
+      name: 'evolving',
+      instructions: 'Version one.',
+      model: script(),
+      tools: [wait],
+      maxSteps: 2,
+    });
+    const after = new Agent({
+      name: 'evolving',
+      instructions: 'Version two.',
+      model: script(),
+      tools: [wait],
+      maxSteps: 10,
+    });
 
     const run = await withAgentWorker(
       env,

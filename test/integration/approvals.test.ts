@@ -80,7 +80,11 @@ describe('approvals', () => {
       const [id] = await pendingIds(run, 1);
       const state = await run.state();
       expect(state.status).toBe('waiting');
-      expect(state.pendingApprovals[0]).toMatchObject({ toolCallId: 'd1', toolName: 'delete_file', args: { path: 'a.txt' } });
+      expect(state.pendingApprovals[0]).toMatchObject({
+        toolCallId: 'd1',
+        toolName: 'delete_file',
+        args: { path: 'a.txt' },
+      });
       expect(Date.parse(state.pendingApprovals[0]!.requestedAt)).not.toBeNaN();
       expect(executed).toEqual([]);
       const record = await run.approve(id!, { approver: 'alice', reason: 'looks fine' });
@@ -88,7 +92,9 @@ describe('approvals', () => {
       const result = await run.result();
       expect(executed).toEqual(['onStart a.txt', 'delete a.txt']);
       expect(result.text).toBe('{"type":"text","value":"deleted a.txt"}');
-      expect(result.approvals).toMatchObject([{ toolCallId: 'd1', approved: true, approver: 'alice', reason: 'looks fine' }]);
+      expect(result.approvals).toMatchObject([
+        { toolCallId: 'd1', approved: true, approver: 'alice', reason: 'looks fine' },
+      ]);
       const types = [];
       for await (const event of run.events()) types.push(event);
       expect(types.filter((e) => e.type === 'approval-requested')).toHaveLength(1);

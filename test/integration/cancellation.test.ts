@@ -37,7 +37,6 @@ async function cancelAndConfirm(run: AgentRun): Promise<void> {
   expect(events.at(-1)).toBe('cancelled');
 }
 
-
 describe('cancellation', () => {
   it('aborts the model HTTP request of a running step', async () => {
     const server = await startOpenAIFakeServer({ apiKey: 'sk-test', chat: [{ hang: true }] });

@@ -7,7 +7,7 @@ import { ProviderRegistry } from '../../src/models/provider-registry.js';
 import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
 import { createTool } from '../../src/tool/tool.js';
 import { startOpenAIFakeServer } from '../models/openai-fake-server.js';
-import { createTestEnv, uniqueTaskQueue } from '../support/temporal.js';
+import { createTestEnv } from '../support/temporal.js';
 import { activityCounts, recordHistory, withAgentWorker } from '../support/agent-harness.js';
 
 let env: TestWorkflowEnvironment;
@@ -45,7 +45,13 @@ describe('history', () => {
       })),
       { text: 'read everything' },
     ]);
-    const agent = new Agent({ name: 'reader', instructions: 'Read the whole document.', model, tools: [fetchPage], maxSteps: 40 });
+    const agent = new Agent({
+      name: 'reader',
+      instructions: 'Read the whole document.',
+      model,
+      tools: [fetchPage],
+      maxSteps: 40,
+    });
 
     await withAgentWorker(env, [agent], async ({ start }) => {
       const run = await start('reader', 'read the document');
@@ -58,7 +64,9 @@ describe('history', () => {
       expect(activityCounts(history)).toEqual({ describeAgent: 1, generate: steps, executeTool: steps - 1 });
       // Linear: each message recorded once, plus small per-step overhead. Quadratic growth would be ~15x here.
       expect(recorded).toBeLessThan(2 * distinct);
-      console.info(`history payload bytes ${recorded} for ${distinct} distinct message bytes (${(recorded / distinct).toFixed(2)}x)`);
+      console.info(
+        `history payload bytes ${recorded} for ${distinct} distinct message bytes (${(recorded / distinct).toFixed(2)}x)`,
+      );
     });
   });
 });
@@ -82,7 +90,12 @@ describe('OpenAI provider over HTTP', () => {
         parameters: z.object({ zone: z.string() }),
         execute: async ({ zone }) => ({ zone, time: '12:00' }),
       });
-      const agent = new Agent({ name: 'clock', instructions: 'Tell the time.', model: 'openai/gpt-fake', tools: [getTime] });
+      const agent = new Agent({
+        name: 'clock',
+        instructions: 'Tell the time.',
+        model: 'openai/gpt-fake',
+        tools: [getTime],
+      });
       const providers = new ProviderRegistry({ env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.baseURL } });
 
       await withAgentWorker(

