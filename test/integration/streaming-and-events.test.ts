@@ -118,6 +118,7 @@ describe('events', () => {
       const first = await env.client.workflow.getHandle(run.id, firstRunId).describe();
       expect(first.status.name).toBe('CONTINUED_AS_NEW');
       expect(model.requests).toHaveLength(steps);
+      await recordHistory('continue-as-new', env, run.id);
     });
   });
 });
