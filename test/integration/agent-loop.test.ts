@@ -348,4 +348,62 @@ describe('agent loop', () => {
       { taskQueue },
     );
   });
+
+  it('retries a rate-limited model call after its retry-after, and fails fast on a bad request', async () => {
+    const limited = new ScriptedLanguageModel([
+      { error: { message: 'slow down', statusCode: 429, responseHeaders: { 'retry-after': '1' } } },
+      { text: 'recovered' },
+    ]);
+    const rejected = new ScriptedLanguageModel([{ error: { message: 'unknown parameter', statusCode: 400 } }]);
+    const agents = [
+      new Agent({ name: 'limited', instructions: '', model: limited }),
+      new Agent({ name: 'rejected', instructions: '', model: rejected }),
+    ];
+    await withAgentWorker(env, agents, async ({ start }) => {
+      const startedAt = Date.now();
+      const run = await start('limited', 'hi');
+      const result = await run.result();
+      expect(result.text).toBe('recovered');
+      expect(limited.requests).toHaveLength(2);
+      expect(Date.now() - startedAt).toBeGreaterThanOrEqual(900);
+      const history = await run.handle.fetchHistory();
+      const generateStarts = (history.events ?? []).filter((e) => e.activityTaskStartedEventAttributes);
+      expect(generateStarts.at(-1)?.activityTaskStartedEventAttributes?.attempt).toBe(2);
+
+      const bad = await start('rejected', 'hi');
+      const error = await bad.result().catch((err: unknown) => err);
+      expect(String((error as Error).cause?.cause)).toMatch(/unknown parameter/);
+      expect(((error as Error).cause?.cause as { type?: string }).type).toBe('Model.BadRequest');
+      expect(rejected.requests).toHaveLength(1);
+    });
+  });
+
+  it('flags an oversized tool output with an error naming the tool; the run goes on', async () => {
+    const big = createTool({
+      name: 'big_report',
+      description: 'Returns a huge report.',
+      parameters: z.object({}),
+      execute: async () => 'x'.repeat(100_000),
+    });
+    const model = new ScriptedLanguageModel([
+      { toolCalls: [{ toolName: 'big_report', input: {}, toolCallId: 'b' }] },
+      (request) => ({ text: JSON.stringify(toolResultsSeen(request).get('b')) }),
+    ]);
+    const agent = new Agent({ name: 'reporter', instructions: '', model, tools: [big] });
+    await withAgentWorker(
+      env,
+      [agent],
+      async ({ start }) => {
+        const run = await start('reporter', 'report');
+        const result = await run.result();
+        const seen = JSON.parse(result.text) as { type: string; value: { message: string; toolName: string } };
+        expect(seen.type).toBe('json');
+        expect(seen.value.toolName).toBe('big_report');
+        expect(seen.value.message).toMatch(/^Tool 'big_report' returned \d+ bytes, over the 50000-byte limit/);
+        const history = await run.handle.fetchHistory();
+        expect(JSON.stringify(history.events).length).toBeLessThan(100_000);
+      },
+      { maxToolOutputBytes: 50_000 },
+    );
+  });
 });
