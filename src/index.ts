@@ -101,3 +101,32 @@ export type {
   DynamicTools,
   ToolRoutingConfig,
 } from './agent/types.js';
+
+export * from './models/index.js';
+
+// The workflow-safe protocol: run input/output, events, state, descriptors, constants.
+export * from './protocol/index.js';
+
+export { AgentClient, type AgentClientOptions, type StartRunOptions } from './client/agent-client.js';
+export {
+  AgentRun,
+  type AgentRunResult,
+  type DecisionOptions,
+  type RunToolCall,
+  type RunToolResult,
+} from './client/agent-run.js';
+export { RunRequestRejectedError } from './client/errors/run-request-rejected-error.js';
+export {
+  approvalSignal,
+  approvalUpdate,
+  eventsQuery,
+  stateQuery,
+  toolProgressSignal,
+  toolResultSignal,
+  toolResultUpdate,
+  transcriptQuery,
+} from '../workflows/messages.js';
+
+export { createAgentWorker, workflowsPath, type AgentWorkerOptions } from './worker/create-agent-worker.js';
+export { createActivities, type CreateActivitiesOptions } from '../activities/index.js';
+export { resolveTemporalBinary, startDevServer, type DevServer, type DevServerOptions } from './worker/dev-server.js';

@@ -372,8 +372,10 @@ describe('agent loop', () => {
 
       const bad = await start('rejected', 'hi');
       const error = await bad.result().catch((err: unknown) => err);
-      expect(String((error as Error).cause?.cause)).toMatch(/unknown parameter/);
-      expect(((error as Error).cause?.cause as { type?: string }).type).toBe('Model.BadRequest');
+      // WorkflowFailedError → ActivityFailure → the classified ApplicationFailure.
+      const failure = (error as { cause?: { cause?: { type?: string; message?: string } } }).cause?.cause;
+      expect(failure?.message).toMatch(/unknown parameter/);
+      expect(failure?.type).toBe('Model.BadRequest');
       expect(rejected.requests).toHaveLength(1);
     });
   });
