@@ -2,7 +2,14 @@ import { Context } from '@temporalio/activity';
 import { checkToolCallAsync, runToolPipeline } from '../src/tool/pipeline.js';
 import { getGlobalLogger } from '../src/logger.js';
 import { createToolExecuteOptions } from '../src/tool/execute-options.js';
-import { FailureType, type ExecuteToolInput, type ExecuteToolResult, type JsonValue } from '../src/protocol/index.js';
+import {
+  FailureType,
+  defaultModelOutput,
+  type ExecuteToolInput,
+  type ExecuteToolResult,
+  type JsonValue,
+  type ModelToolOutput,
+} from '../src/protocol/index.js';
 import { type ActivityDependencies, requireAgent, toToolContext } from './dependencies.js';
 import { startHeartbeating } from './heartbeat.js';
 import { ProgressReporter } from './progress.js';
@@ -81,13 +88,22 @@ export function createExecuteTool(deps: ActivityDependencies) {
             },
           };
         }
-        return sizeChecked(input.toolName, deps.maxToolOutputBytes, {
+        const result = sizeChecked(input.toolName, deps.maxToolOutputBytes, {
           version: 1,
           kind: outcome.kind,
           output: toJson(outcome.output),
           // Recorded only when it differs from the default encoding, so a large output is stored once.
           ...(check.tool.toModelOutput ? { modelOutput: outcome.modelOutput } : {}),
         });
+        if (result.kind !== 'denied') {
+          // What the workflow will put in the transcript: the next model call on this worker needs no query.
+          deps.transcripts.rememberToolOutput(
+            input.run,
+            input.toolCallId,
+            (result.modelOutput ? toJson(result.modelOutput) : defaultModelOutput(result.output)) as ModelToolOutput,
+          );
+        }
+        return result;
       } finally {
         ctx.cancellationSignal.removeEventListener('abort', onCancel);
         await progress.stop();

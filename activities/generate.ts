@@ -33,7 +33,7 @@ async function generateStep(
   agent: Agent,
   input: GenerateInput,
 ): Promise<GenerateResult> {
-  const transcript = await deps.transcripts.read(input.run, input.messageCount);
+  const transcript = await deps.transcripts.read(input.run, input.messageCount, input.delta);
   const tools = await deps.runTools.get(agent, input.run, transcript.run);
   const visible = new Set(input.toolNames);
   const specs: ToolSpec[] = [];

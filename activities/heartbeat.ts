@@ -15,7 +15,8 @@ export function startHeartbeating(details: () => unknown = () => undefined): { b
       // The activity is finishing or cancelled; its own result or error is what matters.
     }
   };
-  beat();
+  // No beat at once: a short activity (most model calls and tools) finishes without a heartbeat RPC. The
+  // server keeps the previous attempt's details until the first beat, so a resumed checkpoint is not lost.
   if (!timeout) return { beat, stop: () => undefined };
   // Cancellation reaches an activity only in a heartbeat's response, so beat at least every second: a cancelled
   // run should not wait a third of the heartbeat timeout for a model call to be aborted.

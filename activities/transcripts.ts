@@ -1,6 +1,13 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { FailureType, type RunContextData, type RunRef, type TranscriptMessage } from '../src/protocol/index.js';
+import {
+  FailureType,
+  type ModelToolOutput,
+  type RunContextData,
+  type RunRef,
+  type TranscriptDelta,
+  type TranscriptMessage,
+} from '../src/protocol/index.js';
 import { transcriptQuery } from '../workflows/messages.js';
 
 interface CachedRun {
@@ -16,12 +23,28 @@ interface CachedRun {
 export class TranscriptCache {
   private readonly runs = new Map<string, CachedRun>();
 
+  /** Outputs of tool calls this worker executed, until the next model call of their run takes them. */
+  private readonly toolOutputs = new Map<string, ModelToolOutput>();
+
   constructor(private readonly maxRuns = 500) {}
 
-  /** The first `count` messages of a run and its context. */
-  async read(ref: RunRef, count: number): Promise<CachedRun> {
+  /** Keeps what the model will see for a tool call this worker executed (see {@link TranscriptDelta}). */
+  rememberToolOutput(ref: RunRef, toolCallId: string, output: ModelToolOutput): void {
+    this.toolOutputs.set(`${ref.workflowId}/${ref.runId}/${toolCallId}`, output);
+    if (this.toolOutputs.size > this.maxRuns * 20) this.toolOutputs.delete(this.toolOutputs.keys().next().value!);
+  }
+
+  /**
+   * The first `count` messages of a run and its context. `delta` (the previous step's tool message) extends the
+   * cached prefix when every result it references was executed here; otherwise the run is queried.
+   */
+  async read(ref: RunRef, count: number, delta?: TranscriptDelta): Promise<CachedRun> {
     const key = `${ref.workflowId}/${ref.runId}`;
     let cached = this.runs.get(key);
+    if (cached && delta && cached.messages.length === delta.at) {
+      const message = this.resolve(key, delta);
+      if (message) cached.messages.push(message);
+    }
     if (!cached || cached.messages.length < count) {
       const from = cached?.messages.length ?? 0;
       const slice = await queryTranscript(ref, from, count);
@@ -42,6 +65,22 @@ export class TranscriptCache {
     const key = `${ref.workflowId}/${ref.runId}`;
     const cached = this.runs.get(key);
     if (cached && cached.messages.length === at) cached.messages.push(...messages);
+  }
+
+  /** The delta as a transcript message, or undefined when a referenced output is not on this worker. */
+  private resolve(key: string, delta: TranscriptDelta): TranscriptMessage | undefined {
+    const content = [];
+    for (const part of delta.content) {
+      if (part.type === 'tool-result') {
+        content.push(part);
+        continue;
+      }
+      const output = this.toolOutputs.get(`${key}/${part.toolCallId}`);
+      if (!output) return undefined;
+      content.push({ type: 'tool-result' as const, toolCallId: part.toolCallId, toolName: part.toolName, output });
+    }
+    for (const part of delta.content) this.toolOutputs.delete(`${key}/${part.toolCallId}`);
+    return { role: 'tool', content };
   }
 
   private remember(key: string, value: CachedRun): void {

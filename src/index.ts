@@ -130,3 +130,25 @@ export {
 export { createAgentWorker, workflowsPath, type AgentWorkerOptions } from './worker/create-agent-worker.js';
 export { createActivities, type CreateActivitiesOptions } from '../activities/index.js';
 export { resolveTemporalBinary, startDevServer, type DevServer, type DevServerOptions } from './worker/dev-server.js';
+
+export {
+  DurableAgentPayloadCodec,
+  createPayloadCodec,
+  type PayloadCodecOptions,
+} from './codec/create-payload-codec.js';
+export { payloadCodecFromEnv, DEFAULT_ENCRYPTION_KEY_ID } from './codec/payload-codec-from-env.js';
+export {
+  parseEncryptionKey,
+  type EncryptionKeyInput,
+  type KeyRingEncryption,
+  type PayloadEncryptionOptions,
+  type SingleKeyEncryption,
+} from './codec/encryption-keys.js';
+export { PayloadCodecError, isPayloadCodecError, type PayloadCodecErrorCode } from './codec/payload-codec-error.js';
+export {
+  DEFAULT_COMPRESSION_THRESHOLD_BYTES,
+  ENCODING_ENCRYPTED,
+  ENCODING_GZIP,
+  METADATA_ENCRYPTION_KEY_ID,
+} from './codec/constants.js';
+export { withPayloadCodec } from './codec/with-payload-codec.js';

@@ -39,6 +39,7 @@ import {
   type ToolDeniedData,
   type ToolDescriptor,
   type ToolResultSubmission,
+  type TranscriptDelta,
   type TranscriptMessage,
 } from '../src/protocol/index.js';
 import { ApprovalBook } from './approvals.js';
@@ -176,7 +177,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
       call: CheckedToolCall,
       args: JsonValue,
       messageCount: number,
-    ): Promise<{ part: ToolResultPart; outcome: ToolCallOutcome; denied?: ToolDeniedData }> => {
+    ): Promise<{ part: ToolResultPart; outcome: ToolCallOutcome; denied?: ToolDeniedData; executed?: boolean }> => {
       const { toolCallId, toolName } = call;
       const answer = (output: ModelToolOutput, outcome: ToolCallOutcome, eventOutput: JsonValue) => {
         events.emit({ type: 'tool-result', step, toolCallId, toolName, outcome, output: previewOutput(eventOutput) });
@@ -239,11 +240,15 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
         const output: ModelToolOutput = { type: 'error-text', value: result.error.message };
         return { ...answer(output, 'denied', result.error.message), denied: result.error };
       }
-      return answer(result.modelOutput ?? defaultModelOutput(result.output), result.kind, result.output);
+      return {
+        ...answer(result.modelOutput ?? defaultModelOutput(result.output), result.kind, result.output),
+        executed: true,
+      };
     };
 
     let stopReason: StopReason = 'max-steps';
     let finishReason = 'unknown';
+    let delta: TranscriptDelta | undefined;
     while (steps.length < maxSteps) {
       const step = steps.length + 1;
       events.emit({ type: 'step-started', step });
@@ -253,6 +258,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
         step,
         messageCount: messages.length,
         toolNames,
+        ...(delta ? { delta } : {}),
       });
       messages.push(...generated.messages);
       usage = addUsage(usage, generated.usage);
@@ -276,7 +282,16 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
           settleToolCall(step, call, argsById.get(call.toolCallId) ?? null, messageCount),
         ),
       );
-      if (settled.length > 0) messages.push({ role: 'tool', content: settled.map((s) => s.part) });
+      delta = undefined;
+      if (settled.length > 0) {
+        delta = {
+          at: messages.length,
+          content: settled.map(({ part, executed }) =>
+            executed ? { type: 'tool-result-ref', toolCallId: part.toolCallId, toolName: part.toolName } : part,
+          ),
+        };
+        messages.push({ role: 'tool', content: settled.map((s) => s.part) });
+      }
       steps.push({
         step,
         finishReason,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, type WorkflowStartOptions } from '@temporalio/client';
+import type { PayloadCodec } from '@temporalio/common';
 import type { agentRun } from '../../workflows/agent-run.js';
 import {
   AGENT_RUN_WORKFLOW,
@@ -8,6 +9,7 @@ import {
   type JsonValue,
   type TranscriptMessage,
 } from '../protocol/index.js';
+import { withPayloadCodec } from '../codec/with-payload-codec.js';
 import { AgentRun, type AgentRunResult } from './agent-run.js';
 
 /** Options of `AgentClient.start`. */
@@ -35,6 +37,11 @@ export interface AgentClientOptions {
   namespace?: string;
   /** Default task queue for runs. Default: `TEMPORAL_TASK_QUEUE` or `durable-agent`. */
   taskQueue?: string;
+  /**
+   * The worker's payload codec (see `createPayloadCodec`), for `connect` to build the client with. Default:
+   * `payloadCodecFromEnv()`. `false`: no codec. An existing `client` keeps its own data converter.
+   */
+  payloadCodec?: PayloadCodec | false;
 }
 
 /** Starts and finds durable agent runs. */
@@ -43,6 +50,8 @@ export class AgentClient {
   private readonly taskQueue: string;
 
   constructor(options: AgentClientOptions & { client: Client }) {
+    // A Temporal client's data converter is fixed when it is built: a codec here could only be ignored.
+    if (options.payloadCodec) throw payloadCodecWithClientError();
     this.temporal = options.client;
     this.taskQueue = options.taskQueue ?? process.env.TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE;
   }
@@ -50,14 +59,17 @@ export class AgentClient {
   /** Connects to Temporal (`TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE` by default). */
   static async connect(options: AgentClientOptions = {}): Promise<AgentClient> {
     if (options.client) return new AgentClient({ ...options, client: options.client });
+    const { payloadCodec, ...rest } = options;
+    const dataConverter = withPayloadCodec(undefined, payloadCodec);
     const connection = await Connection.connect({
       address: options.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233',
     });
     const client = new Client({
       connection,
       namespace: options.namespace ?? process.env.TEMPORAL_NAMESPACE ?? 'default',
+      ...(dataConverter ? { dataConverter } : {}),
     });
-    return new AgentClient({ ...options, client });
+    return new AgentClient({ ...rest, client });
   }
 
   /** Starts a run of `agentName` on `input` (a string or model messages). */
@@ -107,4 +119,12 @@ export class AgentClient {
       yield { workflowId: execution.workflowId, status: execution.status.name, startTime: execution.startTime };
     }
   }
+}
+
+function payloadCodecWithClientError(): Error {
+  return new Error(
+    'AgentClient got both a Temporal client and a payloadCodec: a client keeps the codecs it was built with. ' +
+      'Build it with new Client({ connection, dataConverter: { payloadCodecs: [codec] } }), or pass payloadCodec ' +
+      'to AgentClient.connect without a client.',
+  );
 }

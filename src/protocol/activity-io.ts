@@ -27,6 +27,28 @@ export interface GenerateInput {
   step: number;
   messageCount: number;
   toolNames: string[];
+  /** The previous step's tool message, with executed results as references (see {@link TranscriptDelta}). */
+  delta?: TranscriptDelta;
+}
+
+/** A tool result that an `executeTool` activity produced, referenced by its tool-call id instead of copied. */
+export interface ToolResultRef {
+  type: 'tool-result-ref';
+  toolCallId: string;
+  toolName: string;
+}
+
+/**
+ * The tool message the workflow appended at index `at`, so the worker's transcript cache can extend itself
+ * without querying the run. Results that came from `executeTool` are references (the worker that ran the tool
+ * kept them), so no tool output is recorded twice; small results made by the workflow itself (invalid calls,
+ * denials, client-side results) are inline. A worker that lacks a referenced result falls back to the query.
+ */
+export interface TranscriptDelta {
+  at: number;
+  content: Array<
+    ToolResultRef | { type: 'tool-result'; toolCallId: string; toolName: string; output: ModelToolOutput }
+  >;
 }
 
 /** Token usage, summed over steps in the result. */

@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { PayloadCodec } from '@temporalio/common';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
 import { type Agent } from '../agent/agent.js';
 import { AgentRegistry } from '../agent/registry.js';
+import { withPayloadCodec } from '../codec/with-payload-codec.js';
 import { ProviderRegistry } from '../models/provider-registry.js';
 import { DEFAULT_TASK_QUEUE } from '../protocol/index.js';
 
@@ -24,6 +26,12 @@ export interface AgentWorkerOptions {
   maxToolOutputBytes?: number;
   /** Streaming tools report progress to their run at most this often. Default 500 ms. */
   progressIntervalMs?: number;
+  /**
+   * Compresses/encrypts payloads (see `createPayloadCodec`); clients of this worker's runs need the same codec.
+   * Default: `payloadCodecFromEnv()` (`DURABLE_AGENT_ENCRYPTION_KEY`, …), unless `worker.dataConverter` has
+   * codecs. `false`: no codec.
+   */
+  payloadCodec?: PayloadCodec | false;
   /** A prebuilt workflow bundle (tests bundle once per file); default: bundle `workflows/` at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Anything else Temporal's `Worker.create` takes (concurrency limits, interceptors, sinks, …). */
@@ -35,6 +43,8 @@ export interface AgentWorkerOptions {
  * (model keys, MCP tokens) stay here, in the worker's configuration; nothing of them reaches history.
  */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
+  // Resolved before connecting, so a bad key in the environment fails fast and leaves no connection open.
+  const dataConverter = withPayloadCodec(options.worker?.dataConverter, options.payloadCodec);
   const agents = options.agents instanceof AgentRegistry ? options.agents : AgentRegistry.from(options.agents);
   const connection =
     options.connection ??
@@ -54,6 +64,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     namespace: options.namespace ?? process.env.TEMPORAL_NAMESPACE ?? 'default',
     taskQueue: options.taskQueue ?? process.env.TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
     activities,
+    dataConverter,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: workflowsPath() }),
   });
 }
