@@ -1,0 +1,30 @@
+// durable-agent's worker for the bench, started by bench/run.ts as a child process, like the @temporalio/ai-sdk
+// worker, so both runtimes run their workers in a process of their own and the bench process only drives clients.
+// Env: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TASK_QUEUE, BENCH_SPECS (JSON array of workload specs).
+// Prints one JSON line `{"ready":true}` on stdout once it polls; stops on SIGTERM or when stdin closes.
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { ProviderRegistry } from '../src/models/provider-registry.js';
+import { createAgentWorker } from '../src/worker/create-agent-worker.js';
+import { agentName, benchAgent, type WorkloadSpec } from './workload.js';
+
+Runtime.install({ logger: new DefaultLogger('WARN') });
+const specs = JSON.parse(process.env.BENCH_SPECS ?? '[]') as WorkloadSpec[];
+// One agent per distinct spec (sections may share one).
+const agents = new Map(specs.map((spec) => [agentName(spec), spec]));
+const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS ?? 'localhost:7233' });
+const worker = await createAgentWorker({
+  agents: [...agents.values()].map(benchAgent),
+  connection,
+  namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
+  taskQueue: process.env.TASK_QUEUE ?? 'bench-durable-agent',
+  // No model keys: the agents carry their scripted models.
+  providers: new ProviderRegistry({ env: {} }),
+});
+// The parent going away closes our stdin: stop then too, so no worker is left behind.
+process.stdin.on('end', () => worker.shutdown());
+process.stdin.resume();
+const running = worker.run();
+process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
+await running;
+await connection.close();
+process.exit(0);
