@@ -90,6 +90,11 @@ describe('cancellation', () => {
       expect(seen).toEqual(['started', 'aborted', 'cleaned up']);
       const history = await run.handle.fetchHistory();
       expect(history.events?.some((e) => e.activityTaskCanceledEventAttributes)).toBe(true);
+      // The tool's own activity options reached Temporal.
+      const scheduled = history.events?.find(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'executeTool',
+      )?.activityTaskScheduledEventAttributes;
+      expect(Number(scheduled?.heartbeatTimeout?.seconds)).toBe(2);
       expect((await run.messages()).map((m) => m.role)).toEqual(['user', 'assistant']);
       await recordHistory('cancel-during-tool', env, run.id);
     });

@@ -1,0 +1,46 @@
+// The workflow sandbox boundary is enforced by the linter: code under workflows/ may not import the AI SDK, the MCP
+// SDK, Zod, Node built-ins, worker-side Temporal packages or worker-side project code (types excepted).
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+const eslint = new ESLint({ cwd: process.cwd() });
+
+async function boundaryErrors(code: string): Promise<string[]> {
+  // Linted as if it were the workflow file itself, so the workflows/ rules apply.
+  const [result] = await eslint.lintText(code, { filePath: 'workflows/agent-run.ts' });
+  return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+}
+
+describe('workflow boundary lint', () => {
+  it.each([
+    ["import { generateText } from 'ai';", 'The AI SDK must stay out of the workflow sandbox.'],
+    ["import { openai } from '@ai-sdk/openai';", 'The AI SDK must stay out of the workflow sandbox.'],
+    ["import { Client } from '@modelcontextprotocol/sdk/client/index.js';", 'The MCP SDK must stay out'],
+    ["import { z } from 'zod';", 'Schemas are validated in activities.'],
+    ["import { readFileSync } from 'node:fs';", 'Node built-ins are not allowed in workflow code.'],
+    ["import { createHash } from 'crypto';", 'Node built-ins are not allowed in workflow code.'],
+    ["import { Worker } from '@temporalio/worker';", 'Workflow code may only use @temporalio/workflow.'],
+    [
+      "import { createActivities } from '../activities/index.js';",
+      'Workflow code may import worker-side code as types only',
+    ],
+    ["import { createTool } from '../src/tool/tool.js';", 'Workflow code may import worker-side code as types only'],
+  ])('rejects %s', async (line, message) => {
+    const errors = await boundaryErrors(`${line}\nexport const probe = 1;\n`);
+    expect(errors.join('\n')).toContain(message);
+  });
+
+  it('allows the workflow SDK, the protocol barrel, and type-only imports of worker-side code', async () => {
+    const errors = await boundaryErrors(
+      [
+        "import { condition } from '@temporalio/workflow';",
+        "import { previewOutput } from '../src/protocol/index.js';",
+        "import type { createActivities } from '../activities/index.js';",
+        "import type { Tool } from '../src/tool/tool.js';",
+        'export type Probe = ReturnType<typeof createActivities> | Tool;',
+        'export const probe = [condition, previewOutput];',
+      ].join('\n'),
+    );
+    expect(errors).toEqual([]);
+  });
+});
