@@ -6,24 +6,17 @@ import {
   AGENT_RUN_WORKFLOW,
   DEFAULT_TASK_QUEUE,
   type AgentRunInput,
-  type JsonValue,
   type TranscriptMessage,
 } from '../protocol/index.js';
 import { withPayloadCodec } from '../codec/with-payload-codec.js';
 import { AgentRun, type AgentRunResult } from './agent-run.js';
 
-/** Options of `AgentClient.start`. */
-export interface StartRunOptions {
+/**
+ * Options of `AgentClient.start`: the run's own settings (user, conversation, serializable context stored in
+ * history, step budget, approval timeout, history budget; see `AgentRunInput`) plus where and how to start it.
+ */
+export interface StartRunOptions extends Omit<AgentRunInput, 'agentName' | 'input' | 'continuation'> {
   workflowId?: string;
-  userId?: string;
-  conversationId?: string;
-  /** Serializable run context, stored in history and given to tools, hooks and approval functions. */
-  context?: Record<string, JsonValue>;
-  maxSteps?: number;
-  /** Deny a pending approval after this many ms (overrides the agent's policy). */
-  approvalTimeoutMs?: number;
-  /** Continue-as-new after this many history events (default 10,000, or earlier when Temporal suggests it). */
-  historyEventBudget?: number;
   taskQueue?: string;
   /** Temporal options such as `workflowExecutionTimeout`, `memo`, `searchAttributes`. */
   workflow?: Partial<Omit<WorkflowStartOptions<typeof agentRun>, 'args' | 'workflowId' | 'taskQueue'>>;
@@ -78,21 +71,13 @@ export class AgentClient {
     input: string | TranscriptMessage[],
     options: StartRunOptions = {},
   ): Promise<AgentRun> {
-    const runInput: AgentRunInput = {
-      agentName,
-      input,
-      ...(options.userId !== undefined ? { userId: options.userId } : {}),
-      ...(options.conversationId !== undefined ? { conversationId: options.conversationId } : {}),
-      ...(options.context !== undefined ? { context: options.context } : {}),
-      ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
-      ...(options.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: options.approvalTimeoutMs } : {}),
-      ...(options.historyEventBudget !== undefined ? { historyEventBudget: options.historyEventBudget } : {}),
-    };
+    const { workflowId, taskQueue, workflow, ...runOptions } = options;
+    const runInput: AgentRunInput = { ...runOptions, agentName, input };
     const handle = await this.temporal.workflow.start(AGENT_RUN_WORKFLOW, {
-      ...options.workflow,
+      ...workflow,
       args: [runInput],
-      taskQueue: options.taskQueue ?? this.taskQueue,
-      workflowId: options.workflowId ?? `agent-${agentName}-${randomUUID()}`,
+      taskQueue: taskQueue ?? this.taskQueue,
+      workflowId: workflowId ?? `agent-${agentName}-${randomUUID()}`,
     });
     return new AgentRun(this.temporal.workflow.getHandle(handle.workflowId));
   }

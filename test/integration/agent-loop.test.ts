@@ -4,11 +4,11 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
-import { ScriptedLanguageModel, type ScriptedRequest } from '../../src/models/scripted-model.js';
+import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
 import { createTool } from '../../src/tool/tool.js';
 import { ToolDeniedError, isToolDeniedError } from '../../src/tool/errors/tool-denied-error.js';
 import { createTestEnv, uniqueTaskQueue } from '../support/temporal.js';
-import { activityCounts, recordHistory, withAgentWorker } from '../support/agent-harness.js';
+import { activityCounts, recordHistory, toolResultsSeen, withAgentWorker } from '../support/agent-harness.js';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -17,16 +17,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await env?.teardown();
 });
-
-/** The tool results the model received in its last request, by tool-call id. */
-function toolResultsSeen(request: ScriptedRequest | undefined): Map<string, unknown> {
-  const seen = new Map<string, unknown>();
-  for (const message of request?.prompt ?? []) {
-    if (message.role !== 'tool') continue;
-    for (const part of message.content) if (part.type === 'tool-result') seen.set(part.toolCallId, part.output);
-  }
-  return seen;
-}
 
 describe('agent loop', () => {
   it('runs a multi-step run whose tool calls of one step execute in parallel, results in call order', async () => {

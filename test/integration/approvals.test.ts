@@ -6,10 +6,10 @@ import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
 import { RunRequestRejectedError } from '../../src/client/errors/run-request-rejected-error.js';
 import type { AgentRun } from '../../src/client/agent-run.js';
-import { ScriptedLanguageModel, type ScriptedRequest } from '../../src/models/scripted-model.js';
+import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
 import { createTool } from '../../src/tool/tool.js';
 import { createTestEnv } from '../support/temporal.js';
-import { activityCounts, recordHistory, withAgentWorker } from '../support/agent-harness.js';
+import { activityCounts, recordHistory, toolResultsSeen, withAgentWorker } from '../support/agent-harness.js';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -18,15 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await env?.teardown();
 });
-
-function toolResultsSeen(request: ScriptedRequest | undefined): Map<string, unknown> {
-  const seen = new Map<string, unknown>();
-  for (const message of request?.prompt ?? []) {
-    if (message.role !== 'tool') continue;
-    for (const part of message.content) if (part.type === 'tool-result') seen.set(part.toolCallId, part.output);
-  }
-  return seen;
-}
 
 async function pendingIds(run: AgentRun, count: number): Promise<string[]> {
   await expect.poll(async () => (await run.state()).pendingApprovals.length, { timeout: 15_000 }).toBe(count);

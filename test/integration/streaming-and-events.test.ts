@@ -8,7 +8,7 @@ import type { RunEvent } from '../../src/protocol/index.js';
 import { ScriptedLanguageModel, type ScriptedRequest } from '../../src/models/scripted-model.js';
 import { createTool } from '../../src/tool/tool.js';
 import { createTestEnv } from '../support/temporal.js';
-import { recordHistory, withAgentWorker } from '../support/agent-harness.js';
+import { recordHistory, toolResultsSeen, withAgentWorker } from '../support/agent-harness.js';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -17,15 +17,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await env?.teardown();
 });
-
-function toolResultsSeen(request: ScriptedRequest | undefined): unknown[] {
-  const seen: unknown[] = [];
-  for (const message of request?.prompt ?? []) {
-    if (message.role !== 'tool') continue;
-    for (const part of message.content) if (part.type === 'tool-result') seen.push(part.output);
-  }
-  return seen;
-}
 
 const download = createTool({
   name: 'download',
@@ -44,7 +35,7 @@ describe('streaming tools', () => {
   it('shows each yield as progress in state and events; the model sees only the final value', async () => {
     const model = new ScriptedLanguageModel([
       { toolCalls: [{ toolName: 'download', input: { chunks: 6 }, toolCallId: 'dl' }] },
-      (request) => ({ text: JSON.stringify(toolResultsSeen(request)) }),
+      (request) => ({ text: JSON.stringify([...toolResultsSeen(request).values()]) }),
     ]);
     const agent = new Agent({ name: 'downloader', instructions: '', model, tools: [download] });
     await withAgentWorker(
@@ -85,7 +76,7 @@ describe('events', () => {
     const steps = 8;
     const model = new ScriptedLanguageModel([
       ...Array.from({ length: steps - 1 }, (_, i) => ({ toolCalls: [{ toolName: 'note', input: { n: i + 1 } }] })),
-      (request: ScriptedRequest) => ({ text: `notes: ${toolResultsSeen(request).length}` }),
+      (request: ScriptedRequest) => ({ text: `notes: ${[...toolResultsSeen(request).values()].length}` }),
     ]);
     const agent = new Agent({ name: 'scribe', instructions: 'Take notes.', model, tools: [note], maxSteps: 20 });
     await withAgentWorker(env, [agent], async ({ start }) => {

@@ -7,6 +7,7 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { AgentClient, type StartRunOptions } from '../../src/client/agent-client.js';
 import type { Agent } from '../../src/agent/agent.js';
 import { ProviderRegistry } from '../../src/models/provider-registry.js';
+import type { ScriptedRequest } from '../../src/models/scripted-model.js';
 import { createAgentWorker, workflowsPath, type AgentWorkerOptions } from '../../src/worker/create-agent-worker.js';
 import { scheduledActivities, type History } from './history.js';
 import { bundleWorkflows, uniqueTaskQueue } from './temporal.js';
@@ -75,4 +76,14 @@ export async function recordHistory(name: string, env: TestWorkflowEnvironment, 
   const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
   mkdirSync(HISTORY_DIR, { recursive: true });
   writeFileSync(`${HISTORY_DIR}${name}.json`, historyToJSON(history));
+}
+
+/** The tool results a scripted model received in one request, by tool-call id, in prompt order. */
+export function toolResultsSeen(request: ScriptedRequest | undefined): Map<string, unknown> {
+  const seen = new Map<string, unknown>();
+  for (const message of request?.prompt ?? []) {
+    if (message.role !== 'tool') continue;
+    for (const part of message.content) if (part.type === 'tool-result') seen.set(part.toolCallId, part.output);
+  }
+  return seen;
 }

@@ -1,0 +1,255 @@
+// The `durable-agent` CLI against a real Temporal dev server and a real worker hosting the example assistant:
+// start, state, approve, deny, watch, cancel and list, called in-process through `main` with captured output.
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAssistant } from '../../examples/agents.js';
+import { main } from '../../src/cli/main.js';
+import type { RunState } from '../../src/protocol/index.js';
+import { withAgentWorker } from '../support/agent-harness.js';
+import { createTestEnv, testServer, uniqueTaskQueue } from '../support/temporal.js';
+
+/** Makes the offline model call get_weather, then send_email (which needs approval). */
+const EMAIL_PROMPT = 'Check the current weather in Paris and email "Paris weather update" to team@example.com.';
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => {
+  env = await createTestEnv();
+});
+afterAll(async () => {
+  await env?.teardown();
+});
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI in-process against the suite's server, on `taskQueue`, without colours. */
+async function cli(taskQueue: string, ...argv: string[]): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const { address, namespace } = testServer();
+  const code = await main(argv, {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    env: { TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: namespace, TEMPORAL_TASK_QUEUE: taskQueue, NO_COLOR: '1' },
+    requestTimeoutMs: 5_000,
+  });
+  return { code, stdout, stderr };
+}
+
+/** `start` a run and return its id. */
+async function start(taskQueue: string, ...argv: string[]): Promise<string> {
+  const started = await cli(taskQueue, 'start', 'assistant', ...argv);
+  expect(started.stderr).toBe('');
+  expect(started.code).toBe(0);
+  const runId = /^Started run (\S+) of agent 'assistant' on task queue '(.+)'\.$/m.exec(started.stdout);
+  expect(runId?.[2]).toBe(taskQueue);
+  return runId![1]!;
+}
+
+/** Polls `state --json` until the run waits for an approval. */
+async function pendingApproval(taskQueue: string, runId: string): Promise<RunState> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const { code, stdout, stderr } = await cli(taskQueue, 'state', runId, '--json');
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const state = JSON.parse(stdout) as RunState;
+    if (state.pendingApprovals.length > 0) return state;
+    if (Date.now() > deadline) throw new Error(`run ${runId} never asked for approval: ${stdout}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The event lines of `watch` output, without their `HH:MM:SS #n` prefix. */
+function eventLines(stdout: string): string[] {
+  return (
+    stdout
+      .split('\n')
+      .filter((line) => /^\d\d:\d\d:\d\d #\d+/.test(line))
+      // `HH:MM:SS `, then `#n` padded to four characters and a space.
+      .map((line) => line.slice(14))
+  );
+}
+
+describe('durable-agent CLI', () => {
+  it('starts a run, shows it waiting for approval, approves it, and watches it to the end', async () => {
+    await withAgentWorker(env, [createAssistant('offline/demo')], async ({ taskQueue }) => {
+      const runId = await start(taskQueue, EMAIL_PROMPT, '--user', 'cli-user', '--context', '{"plan":"pro"}');
+      const state = await pendingApproval(taskQueue, runId);
+      const [approval] = state.pendingApprovals;
+      expect(approval).toMatchObject({ toolName: 'send_email', args: { subject: 'Paris weather update' } });
+
+      const shown = await cli(taskQueue, 'state', runId);
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toContain(`run ${runId}\n  status:   waiting · 1 step done`);
+      expect(shown.stdout).toContain(' pending approvals ');
+      expect(shown.stdout).toContain(`durable-agent approve ${runId} ${approval!.toolCallId}`);
+
+      // An approval for a call the run is not waiting for is refused with the run's own reason.
+      const wrong = await cli(taskQueue, 'approve', runId, 'no-such-call');
+      expect(wrong.code).toBe(1);
+      expect(wrong.stderr).toMatch(new RegExp(`^error: Rejected by run '${runId}': .*no-such-call`, 'm'));
+
+      const approved = await cli(
+        taskQueue,
+        'approve',
+        runId,
+        approval!.toolCallId,
+        '--approver',
+        'ana',
+        '--reason',
+        'Recipient checked',
+      );
+      expect(approved).toEqual({
+        code: 0,
+        stdout: `approved send_email by ana: Recipient checked (tool call ${approval!.toolCallId})\n`,
+        stderr: '',
+      });
+
+      const watched = await cli(taskQueue, 'watch', runId);
+      expect(watched.code).toBe(0);
+      const lines = eventLines(watched.stdout);
+      expect(lines[0]).toBe('run started · agent assistant');
+      expect(lines).toContain(
+        `call get_weather {"city":"Paris"} (${state.pendingApprovals[0]!.toolCallId.replace(/\d+$/, '0')})`,
+      );
+      expect(lines).toContain('✓ get_weather → {"city":"Paris","tempC":14,"conditions":"light rain"}');
+      expect(lines.find((line) => line.startsWith(' APPROVAL NEEDED  send_email'))).toBeDefined();
+      expect(lines).toContain('approved send_email by ana: Recipient checked');
+      expect(lines.find((line) => line.startsWith('✓ send_email → {"sent":true'))).toBeDefined();
+      expect(lines.at(-1)).toBe('finished (completed, stop)');
+      // The approval event tells a person watching how to answer it.
+      expect(watched.stdout).toContain(`    approve: durable-agent approve ${runId} ${approval!.toolCallId}`);
+
+      // Watching from an offset shows only what came after it; past the end, it says the run has ended.
+      const tail = await cli(taskQueue, 'watch', runId, '--after', String(state.lastEventSeq));
+      expect(eventLines(tail.stdout)[0]).toBe('approved send_email by ana: Recipient checked');
+      const past = await cli(taskQueue, 'watch', runId, '--after', '1000');
+      expect(past).toMatchObject({ code: 0, stdout: '' });
+      expect(past.stderr).toContain(`Run '${runId}' has ended (completed); no events after #1000.`);
+
+      // Deciding again after the run ended is refused clearly.
+      const late = await cli(taskQueue, 'deny', runId, approval!.toolCallId);
+      expect(late.code).toBe(1);
+      expect(late.stderr).toContain(`error: The run '${runId}' has already ended, so it cannot take this request.`);
+
+      const listed = await waitForListing(taskQueue, runId);
+      expect(listed).toMatch(new RegExp(`COMPLETED\\s+${runId}$`, 'm'));
+    });
+  });
+
+  it('start --watch streams a run with a streaming tool to the end, passing user and context', async () => {
+    await withAgentWorker(env, [createAssistant('offline/demo')], async ({ taskQueue }) => {
+      const result = await cli(taskQueue, 'start', 'assistant', 'Count', 'slowly', 'to', '3', '--watch', '--user', 'u');
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      const lines = eventLines(result.stdout);
+      expect(lines).toContain('call count_slowly {"to":3,"delayMs":300} (offline-call-0)');
+      expect(lines.filter((line) => line.startsWith('count_slowly progress {"counted":')).length).toBeGreaterThan(0);
+      expect(lines).toContain('✓ count_slowly → {"counted":3,"done":true}');
+      expect(lines.at(-1)).toBe('finished (completed, stop)');
+
+      // A run that fails shows why, from the bottom of the failure chain, and the watch exits 1.
+      const unknown = await cli(taskQueue, 'start', 'no-such-agent', 'hello', '--watch');
+      expect(unknown.code).toBe(1);
+      expect(unknown.stdout).toMatch(
+        / failed: .*\n {4}cause: Unknown agent 'no-such-agent'\. Known agents: assistant\./,
+      );
+    });
+  });
+
+  it('denies a call (the model is told why) and cancels a waiting run', async () => {
+    await withAgentWorker(env, [createAssistant('offline/demo')], async ({ taskQueue }) => {
+      const denied = await start(taskQueue, EMAIL_PROMPT);
+      const { pendingApprovals } = await pendingApproval(taskQueue, denied);
+      const deny = await cli(
+        taskQueue,
+        'deny',
+        denied,
+        pendingApprovals[0]!.toolCallId,
+        '--reason',
+        'Not today',
+        '--approver',
+        'bo',
+      );
+      expect(deny.stdout).toMatch(/^denied send_email by bo: Not today/);
+      const watched = await cli(taskQueue, 'watch', denied);
+      expect(eventLines(watched.stdout)).toContain('⊘ send_email not run: Not today');
+      expect(watched.code).toBe(0);
+
+      const cancelled = await start(taskQueue, EMAIL_PROMPT);
+      await pendingApproval(taskQueue, cancelled);
+      const cancel = await cli(taskQueue, 'cancel', cancelled);
+      expect(cancel.code).toBe(0);
+      expect(cancel.stdout).toContain(`Cancellation requested for run ${cancelled}.`);
+      const end = await cli(taskQueue, 'watch', cancelled);
+      expect(eventLines(end.stdout).at(-1)).toBe('cancelled');
+      expect(end.code).toBe(1);
+      const again = await cli(taskQueue, 'cancel', cancelled);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toContain(`Run '${cancelled}' has already ended (CANCELLED); there is nothing to cancel.`);
+    });
+  });
+
+  it('explains what went wrong: unknown runs, no worker, rejected results, unsupported elicitations, bad input', async () => {
+    const taskQueue = uniqueTaskQueue('cli-no-worker');
+    const unknown = await cli(taskQueue, 'state', 'no-such-run');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^error: No run 'no-such-run' in namespace '.+' at .+\.$/m);
+
+    const orphan = await start(taskQueue, 'hello');
+    try {
+      const noWorker = await cli(taskQueue, 'state', orphan);
+      expect(noWorker.code).toBe(1);
+      expect(noWorker.stderr).toContain(
+        `error: No worker answered for run '${orphan}'. A worker answers queries and decisions for its runs: ` +
+          `start one polling task queue '${taskQueue}'`,
+      );
+      const submit = await cli(taskQueue, 'submit', orphan, 'call-1', '{"ok":true}');
+      expect(submit.code).toBe(1);
+      expect(submit.stderr).toContain(`error: No worker answered for run '${orphan}'.`);
+    } finally {
+      await env.client.workflow.getHandle(orphan).terminate('test cleanup');
+    }
+
+    const answer = await cli(taskQueue, 'answer', 'any-run', 'e1', '--action', 'accept', '--content', '{"a":1}');
+    expect(answer.code).toBe(1);
+    expect(answer.stderr).toContain('error: Answering elicitations is not supported yet');
+
+    const badJson = await cli(taskQueue, 'submit', 'r', 'c', '{nope');
+    expect(badJson.code).toBe(2);
+    expect(badJson.stderr).toMatch(
+      /^error: <outputJSON> is not valid JSON .*\nRun 'durable-agent help submit' for usage\.\n$/,
+    );
+    const unknownCommand = await cli(taskQueue, 'launch');
+    expect(unknownCommand).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: "error: Unknown command 'launch'.\nRun 'durable-agent help' for usage.\n",
+    });
+    const help = await cli(taskQueue, 'help', 'watch');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: durable-agent watch <runId> \[options\]/);
+
+    const unreachable = await main(['list'], {
+      stdout: { write: () => true },
+      stderr: { write: (text: string) => expect(text).toMatch(/^error: Cannot reach Temporal at 127\.0\.0\.1:1 /) },
+      env: { TEMPORAL_ADDRESS: '127.0.0.1:1', NO_COLOR: '1' },
+    });
+    expect(unreachable).toBe(1);
+  });
+});
+
+/** `list` output once visibility (eventually consistent) shows the run's final status. */
+async function waitForListing(taskQueue: string, runId: string): Promise<string> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const { code, stdout } = await cli(taskQueue, 'list', '--query', `WorkflowId = '${runId}'`);
+    expect(code).toBe(0);
+    if (stdout.includes('COMPLETED') || Date.now() > deadline) return stdout;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
