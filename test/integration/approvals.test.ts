@@ -133,6 +133,28 @@ describe('approvals', () => {
     });
   });
 
+  it('applies the agent approval timeout when the run sets none', async () => {
+    const model = new ScriptedLanguageModel([
+      { toolCalls: [{ toolName: 'delete_file', input: { path: 'd.txt' }, toolCallId: 'd1' }] },
+      (request) => ({ text: JSON.stringify(toolResultsSeen(request).get('d1')) }),
+    ]);
+    const base = fileAgent(model, []);
+    const agent = new Agent({
+      name: 'impatient',
+      instructions: '',
+      model,
+      tools: base.getTools(),
+      approval: { timeout: '1s' },
+    });
+    await withAgentWorker(env, [agent], async ({ start }) => {
+      const result = await (await start('impatient', 'delete d.txt')).result();
+      expect(JSON.parse(result.text)).toEqual({
+        type: 'execution-denied',
+        reason: 'Approval timed out after 1s without a decision.',
+      });
+    });
+  });
+
   it('applies a signalled decision once, ignores duplicates, and keeps a decision that arrives before the wait', async () => {
     const executed: string[] = [];
     const model = new ScriptedLanguageModel([
