@@ -57,7 +57,7 @@ export const countSlowly = createTool({
     const resumed = options?.checkpoint?.value as { counted: number } | undefined;
     for (let n = (resumed?.counted ?? 0) + 1; n <= to; n++) {
       await delay(delayMs, undefined, { signal: options?.abortSignal });
-      yield { counted: n, done: n === to };
+      yield { counted: n, total: to };
     }
   },
 });

@@ -127,7 +127,12 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
     const running = runningTools.get(progress.toolCallId);
     if (!running || (running.progress && running.progress.seq >= progress.seq)) return;
     running.progress = progress;
-    events.emit({ type: 'tool-progress', toolCallId: progress.toolCallId, seq: progress.seq, value: progress.value });
+    events.emit({
+      type: 'tool-progress',
+      toolCallId: progress.toolCallId,
+      progressSeq: progress.seq,
+      value: progress.value,
+    });
   });
   setHandler(
     stateQuery,
@@ -361,12 +366,19 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
       const failure = err instanceof ApplicationFailure ? err : undefined;
       events.emit({
         type: 'failed',
-        message: err instanceof Error ? err.message : String(err),
+        message: rootCauseMessage(err),
         ...(failure?.type ? { errorType: failure.type } : {}),
       });
     }
     throw err;
   }
+}
+
+/** The innermost cause's message: "Activity task failed" says less than what made the activity fail. */
+function rootCauseMessage(err: unknown): string {
+  let current: unknown = err;
+  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
+  return current instanceof Error ? current.message : String(current);
 }
 
 /** The arguments of each tool call in the assistant message(s), by tool-call id. */

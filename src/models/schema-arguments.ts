@@ -16,6 +16,7 @@ export interface ArgumentSource {
 const FREE_TEXT_KEYS = /^(q|query|text|input|prompt|question|message|content|search|term|terms|topic|request|task)$/i;
 const PLACE_KEYS = /(city|location|place|country|region|destination|town|address)/i;
 const NAME_KEYS = /(name|person|user|who|recipient|author|^to$|assignee|owner)/i;
+const ADDRESS_KEYS = /(^to$|^cc$|^bcc$|email|recipient|address)/i;
 
 /** Builds arguments for `schema` (normally an object schema) from the message. */
 export function synthesizeArguments(schema: JSONSchema7, source: ArgumentSource): unknown {
@@ -106,6 +107,8 @@ function stringFor(key: string, source: ArgumentSource): string {
   const message = source.message.trim();
   const quoted = /["“']([^"”']{2,})["”']/.exec(message)?.[1];
   if (FREE_TEXT_KEYS.test(key)) return quoted ?? message;
+  const email = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/.exec(message)?.[0];
+  if (email && ADDRESS_KEYS.test(key)) return email;
   if (PLACE_KEYS.test(key))
     return placeIn(message) ?? properNouns(message) ?? quoted ?? leftoverWords(source) ?? message;
   if (NAME_KEYS.test(key)) return properNouns(message) ?? quoted ?? leftoverWords(source) ?? message;

@@ -15,7 +15,8 @@ export type RunEventBody =
   | { type: 'text'; step: number; text: string }
   | { type: 'tool-call'; step: number; toolCallId: string; toolName: string; args: JsonValue }
   | { type: 'tool-started'; step: number; toolCallId: string; toolName: string }
-  | { type: 'tool-progress'; toolCallId: string; seq: number; value: JsonValue }
+  /** `progressSeq` is the tool's own yield count (its checkpoint number), not the event's `seq`. */
+  | { type: 'tool-progress'; toolCallId: string; progressSeq: number; value: JsonValue }
   | {
       type: 'tool-result';
       step: number;

@@ -111,6 +111,7 @@ export type RunStatus = 'running' | 'waiting' | 'completed' | 'failed' | 'cancel
 /** Answer of the state query. */
 export interface RunState {
   status: RunStatus;
+  /** Steps completed so far (a pending approval's `step` is the step in progress, one more). */
   step: number;
   usage: Usage;
   pendingApprovals: PendingApproval[];

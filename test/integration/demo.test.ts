@@ -80,7 +80,7 @@ describe('npm run demo', () => {
         /Worker 1 \(pid (\d+)\) is polling task queue '(.+)'/,
         /call get_weather \{"city":"Paris"\}/,
         /✓ get_weather → \{"city":"Paris","tempC":14,"conditions":"light rain"\}/,
-        /call send_email \{"to":"Paris","subject":"Paris weather update","body":"Paris weather update"\}/,
+        /call send_email \{"to":"team@example.com","subject":"Paris weather update","body":"Paris weather update"\}/,
         / APPROVAL NEEDED {2}send_email/,
         /Killed worker 1 \(pid (\d+)\) with SIGKILL while the run waits for approval of send_email\./,
         /Temporal still has the run: RUNNING/,

@@ -52,9 +52,13 @@ describe('streaming tools', () => {
 
         const result = await run.result();
         expect(JSON.parse(result.text)).toEqual([{ type: 'json', value: { done: 6, total: 6 } }]);
-        const progress: RunEvent[] = [];
+        const progress: Extract<RunEvent, { type: 'tool-progress' }>[] = [];
         for await (const event of run.events()) if (event.type === 'tool-progress') progress.push(event);
-        const seqs = progress.map((e) => (e as { seq: number }).seq);
+        const seqs = progress.map((e) => e.progressSeq);
+        // Each progress event carries the tool's own yield number and that yield's value.
+        for (const e of progress) {
+          expect((e.value as { done: number }).done).toBe(e.progressSeq);
+        }
         expect(seqs.length).toBeGreaterThanOrEqual(2);
         expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
         expect(new Set(seqs).size).toBe(seqs.length);

@@ -1,0 +1,469 @@
+// `npm run demo`: the whole durable flow in one command, no API key needed. It starts (or uses) a Temporal server,
+// runs `worker.ts` as a child process, starts a run of the example `assistant` that looks up the weather and then
+// wants to send an email, kills the worker with SIGKILL while the run waits for approval, starts a new worker,
+// shows that the run is still waiting, approves the email as a person would, and prints the answer and a summary.
+//
+// Options: --interactive (-i) asks you y/n for the approval; --verbose (-v) shows the workers' own logs.
+// Environment: TEMPORAL_ADDRESS (else an embedded dev server, data in .temporal/demo.sqlite), TEMPORAL_NAMESPACE,
+// TEMPORAL_TASK_QUEUE, OPENAI_API_KEY / OPENAI_BASE_URL / AGENT_MODEL (else the offline stand-in model).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { setTimeout as delay } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { AgentClient } from '../src/client/agent-client.js';
+import type { AgentRun, AgentRunResult } from '../src/client/agent-run.js';
+import { createEventFormatter, formatDecision, formatValue } from '../src/cli/format.js';
+import { createStyle, shouldColor } from '../src/cli/style.js';
+import { DEFAULT_TASK_QUEUE, type RunEvent } from '../src/protocol/index.js';
+import { startDevServer } from '../src/worker/dev-server.js';
+import { exampleModel } from './agents.js';
+
+/**
+ * What the run is asked. The offline stand-in model matches tools by the words of the request: "weather" picks
+ * `get_weather` (city from "in Paris"), then "email" picks `send_email` (subject and body from the quoted text).
+ */
+const PROMPT = 'Check the current weather in Paris and email "Paris weather update" to team@example.com.';
+const APPROVER = 'demo-user';
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const WORKER_SCRIPT = join(ROOT, 'worker.ts');
+const DB_FILE = join(ROOT, '.temporal', 'demo.sqlite');
+/** The whole demo normally takes seconds; a real model gets more time, but a hang still ends with a message. */
+const DEMO_TIMEOUT_MS = 4 * 60_000;
+const WORKER_READY_TIMEOUT_MS = 60_000;
+const WORKER_STOP_GRACE_MS = 5_000;
+/** Ctrl-C (or SIGTERM): clean up and exit 130, as a shell expects. */
+const INTERRUPTED = new Error('Interrupted.');
+
+const USAGE = `Usage: npm run demo [-- [--interactive] [--verbose]]
+  -i, --interactive  ask y/n for the approval instead of approving as ${APPROVER}
+  -v, --verbose      show the workers' own logs`;
+
+/** The command-line flags; an unknown flag prints the usage and exits 2. */
+function parseFlags(): { interactive: boolean; verbose: boolean; help: boolean } {
+  try {
+    return parseArgs({
+      options: {
+        interactive: { type: 'boolean', short: 'i', default: false },
+        verbose: { type: 'boolean', short: 'v', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }).values;
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${USAGE}\n`);
+    process.exit(2);
+  }
+}
+
+const flags = parseFlags();
+const style = createStyle(shouldColor(process.stdout, process.env));
+const say = (text = '') => process.stdout.write(`${text}\n`);
+const section = (title: string) => say(`\n${style.bold(`── ${title}`)}`);
+
+/** Runs cleanup steps in reverse order of registration, each at most once, whatever happened before. */
+class Cleanup {
+  private readonly steps: Array<() => Promise<void>> = [];
+  add(step: () => Promise<void>): void {
+    this.steps.push(step);
+  }
+  async run(): Promise<void> {
+    while (this.steps.length > 0) {
+      await this.steps.pop()!().catch((error: unknown) => say(style.yellow(`cleanup: ${String(error)}`)));
+    }
+  }
+}
+
+/**
+ * Fails the demo from anywhere (a worker that dies on its own, Ctrl-C, the overall timeout): waits raced with
+ * `guard` end at once, and the event stream stops through `signal`.
+ */
+class Watchdog {
+  private readonly controller = new AbortController();
+  readonly signal = this.controller.signal;
+  private readonly failed = new Promise<never>((_, reject) => {
+    this.signal.addEventListener('abort', () => reject(this.signal.reason as Error), { once: true });
+  });
+  constructor() {
+    this.failed.catch(() => undefined);
+  }
+  fail(error: Error): void {
+    if (!this.signal.aborted) this.controller.abort(error);
+  }
+  async guard<T>(promise: Promise<T>): Promise<T> {
+    return await Promise.race([promise, this.failed]);
+  }
+  throwIfFailed(): void {
+    this.signal.throwIfAborted();
+  }
+}
+
+/** A `worker.ts` child process. */
+interface WorkerProcess {
+  readonly number: number;
+  readonly child: ChildProcess;
+  /** SIGKILL, as a crash would: no shutdown, no cleanup. */
+  crash(): Promise<void>;
+  /** SIGTERM (graceful shutdown), then SIGKILL after a grace period. */
+  stop(): Promise<void>;
+}
+
+interface Connection {
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  embedded: boolean;
+}
+
+async function main(): Promise<number> {
+  if (flags.help) {
+    say(USAGE);
+    return 0;
+  }
+  const startedAt = performance.now();
+  const cleanup = new Cleanup();
+  const watchdog = new Watchdog();
+  const timer = setTimeout(
+    () => watchdog.fail(new Error(`The demo did not finish within ${DEMO_TIMEOUT_MS / 1000} s.`)),
+    DEMO_TIMEOUT_MS,
+  );
+  const interrupt = () => watchdog.fail(INTERRUPTED);
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
+  try {
+    await demo(cleanup, watchdog, startedAt);
+    return 0;
+  } catch (error) {
+    if (error === INTERRUPTED) {
+      say(`\n${style.yellow('Interrupted: cleaning up.')}`);
+      return 130;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    say(`\n${style.red(style.bold('Demo failed:'))} ${message}`);
+    // A failed run's reason is at the bottom of Temporal's failure chain ("Activity task failed" → the real error).
+    let root: unknown = error;
+    while (root instanceof Error && root.cause instanceof Error) root = root.cause;
+    if (root instanceof Error && root !== error) say(`  cause: ${root.message}`);
+    return 1;
+  } finally {
+    clearTimeout(timer);
+    await cleanup.run();
+    process.off('SIGINT', interrupt);
+    process.off('SIGTERM', interrupt);
+  }
+}
+
+async function demo(cleanup: Cleanup, watchdog: Watchdog, startedAt: number): Promise<void> {
+  const model = exampleModel();
+  const offline = model.startsWith('offline/');
+  say(style.bold('durable-agent demo: an agent run that survives a worker crash while it waits for a person'));
+  say(
+    offline
+      ? `Model: ${model} — the offline stand-in (rule-based, not an AI). Set OPENAI_API_KEY for a real model.`
+      : `Model: ${model}`,
+  );
+
+  section('Temporal');
+  const connection = await watchdog.guard(temporalServer(cleanup));
+  const client = await AgentClient.connect(connection).catch((error: unknown) => {
+    throw new Error(`Cannot reach Temporal at ${connection.address}: ${String(error)}`, { cause: error });
+  });
+  cleanup.add(() => client.temporal.connection.close());
+
+  section('Worker');
+  const firstWorker = await startWorker(1, connection, client, cleanup, watchdog);
+
+  section('Run');
+  const run = await client.start('assistant', PROMPT, {
+    userId: APPROVER,
+    // Runs left behind by an interrupted demo end on their own instead of waiting for approval forever.
+    workflow: { workflowExecutionTimeout: '10 minutes' },
+  });
+  say(`Started run ${style.bold(run.id)} of agent 'assistant':`);
+  say(`  "${PROMPT}"`);
+  say(style.dim('Events as the run records them:'));
+
+  const format = createEventFormatter({ style });
+  let after = 0;
+  let crashed = false;
+  const toolsCalled = new Set<string>();
+  for (;;) {
+    let pending: Extract<RunEvent, { type: 'approval-requested' }> | undefined;
+    for await (const event of run.events({ after, signal: watchdog.signal })) {
+      after = event.seq;
+      if (event.type === 'tool-call') toolsCalled.add(event.toolName);
+      say(`  ${format(event)}`);
+      if (event.type === 'approval-requested') {
+        pending = event;
+        break;
+      }
+    }
+    watchdog.throwIfFailed();
+    if (!pending) break;
+
+    if (!crashed) {
+      crashed = true;
+      await crashAndReplace(firstWorker, run, pending, connection, client, cleanup, watchdog);
+    }
+    await decide(run, pending, watchdog);
+    say(style.dim('Events after the decision:'));
+  }
+
+  const result = await watchdog.guard(run.result());
+  if (!toolsCalled.has('get_weather') || !crashed) {
+    const missing = !toolsCalled.has('get_weather') ? 'get_weather' : 'send_email (the tool that needs approval)';
+    if (offline) {
+      throw new Error(
+        `The offline model did not call ${missing} for the demo prompt, so the durable flow could not be shown. ` +
+          'This is a bug in the demo or the offline model: please report it.',
+      );
+    }
+    say(
+      style.yellow(
+        `\nThe model did not call ${missing}, so ${crashed ? 'part of the flow' : 'the approval and the worker crash'} ` +
+          'could not be shown. Real models decide for themselves; run again, or try the offline model ' +
+          '(unset OPENAI_API_KEY and AGENT_MODEL).',
+      ),
+    );
+  }
+  summarize(result, crashed, connection, run.id, startedAt);
+}
+
+/** Uses TEMPORAL_ADDRESS, or starts an embedded dev server (stopped at the end, data kept under .temporal/). */
+async function temporalServer(cleanup: Cleanup): Promise<Connection> {
+  const namespace = process.env.TEMPORAL_NAMESPACE || 'default';
+  const taskQueue = process.env.TEMPORAL_TASK_QUEUE || DEFAULT_TASK_QUEUE;
+  const address = process.env.TEMPORAL_ADDRESS;
+  if (address) {
+    say(`Using the Temporal server at ${address} (TEMPORAL_ADDRESS), namespace '${namespace}'.`);
+    return { address, namespace, taskQueue, embedded: false };
+  }
+  say('TEMPORAL_ADDRESS is not set: starting an embedded Temporal dev server…');
+  const server = await startDevServer({
+    dbFilename: DB_FILE,
+    namespace,
+    // Someone deciding by hand may want to look at the run in the Web UI meanwhile.
+    ...(flags.interactive ? { uiPort: 0 } : {}),
+  });
+  cleanup.add(async () => {
+    await server.stop();
+    say(style.dim('Stopped the embedded Temporal dev server.'));
+  });
+  say(`Temporal dev server at ${server.address} (state in ${DB_FILE.slice(ROOT.length)}).`);
+  if (server.uiUrl) say(`Temporal Web UI: ${server.uiUrl}`);
+  return { address: server.address, namespace, taskQueue, embedded: true };
+}
+
+/** Starts `worker.ts` in a child process and resolves once it polls the task queue. */
+async function startWorker(
+  number: number,
+  connection: Connection,
+  client: AgentClient,
+  cleanup: Cleanup,
+  watchdog: Watchdog,
+): Promise<WorkerProcess> {
+  say(`Starting worker ${number} (a child process running worker.ts)…`);
+  const child = spawn(process.execPath, ['--import', 'tsx', WORKER_SCRIPT], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: connection.address,
+      TEMPORAL_NAMESPACE: connection.namespace,
+      TEMPORAL_TASK_QUEUE: connection.taskQueue,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const collect = (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n')) {
+      if (!line.trim()) continue;
+      output.push(line);
+      if (output.length > 30) output.shift();
+      if (flags.verbose) say(style.dim(`  [worker ${number}] ${line}`));
+    }
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // If the demo itself dies, do not leave a worker behind.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.on('exit', killOnExit);
+  let expectedExit = false;
+  child.once('exit', (code, signal) => {
+    process.off('exit', killOnExit);
+    if (!expectedExit) {
+      watchdog.fail(
+        new Error(
+          `Worker ${number} exited unexpectedly (${signal ?? `code ${code}`}). Its last output:\n` +
+            (output.join('\n') || '(none)'),
+        ),
+      );
+    }
+  });
+  const end = async (signal: NodeJS.Signals) => {
+    expectedExit = true;
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill(signal);
+    await exited;
+  };
+  const worker: WorkerProcess = {
+    number,
+    child,
+    crash: () => end('SIGKILL'),
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const stopping = end('SIGTERM');
+      // Unreferenced: a worker that stops at once must not keep the demo alive for the rest of the grace period.
+      const graceOver = delay(WORKER_STOP_GRACE_MS, 'timeout' as const, { ref: false });
+      if ((await Promise.race([stopping, graceOver])) === 'timeout') await end('SIGKILL');
+    },
+  };
+  cleanup.add(() => worker.stop());
+
+  const startedAt = performance.now();
+  await watchdog.guard(waitUntilPolling(child, connection, client));
+  say(
+    `Worker ${number} (pid ${child.pid}) is polling task queue '${connection.taskQueue}' ` +
+      style.dim(`(ready in ${((performance.now() - startedAt) / 1000).toFixed(1)} s)`),
+  );
+  return worker;
+}
+
+/** Waits until the server lists the child (identity `pid@host`, Temporal's default) as a workflow poller. */
+async function waitUntilPolling(child: ChildProcess, connection: Connection, client: AgentClient): Promise<void> {
+  const identity = `${child.pid}@${hostname()}`;
+  const deadline = Date.now() + WORKER_READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    const { pollers } = await client.temporal.workflowService.describeTaskQueue({
+      namespace: connection.namespace,
+      taskQueue: { name: connection.taskQueue },
+      taskQueueType: 1, // TASK_QUEUE_TYPE_WORKFLOW
+    });
+    if (pollers.some((poller) => poller.identity === identity)) return;
+    await delay(100);
+  }
+  throw new Error(`Worker (pid ${child.pid}) did not start polling within ${WORKER_READY_TIMEOUT_MS / 1000} s.`);
+}
+
+/** The heart of the demo: kill the worker while the run waits, start another, and show nothing was lost. */
+async function crashAndReplace(
+  worker: WorkerProcess,
+  run: AgentRun,
+  pending: Extract<RunEvent, { type: 'approval-requested' }>,
+  connection: Connection,
+  client: AgentClient,
+  cleanup: Cleanup,
+  watchdog: Watchdog,
+): Promise<void> {
+  section('Crash');
+  await worker.crash();
+  say(
+    style.red(style.bold(`Killed worker ${worker.number} (pid ${worker.child.pid}) with SIGKILL`)) +
+      ` while the run waits for approval of ${pending.toolName}.`,
+  );
+  const description = await watchdog.guard(run.handle.describe());
+  say(
+    `No worker is running now, and Temporal still has the run: ${style.yellow(description.status.name)}, ` +
+      `${description.historyLength} events in its history. The run lives there, not in a worker.`,
+  );
+  const replacement = await startWorker(worker.number + 1, connection, client, cleanup, watchdog);
+  say(
+    style.dim(
+      'Asking the run for its state. The first request after a crash can take a few seconds: Temporal first offers it ' +
+        "to the dead worker's sticky queue, then hands the run to the new worker.",
+    ),
+  );
+  const askedAt = performance.now();
+  const state = await watchdog.guard(run.state());
+  const waiting = state.pendingApprovals.find((approval) => approval.toolCallId === pending.toolCallId);
+  if (!waiting) {
+    throw new Error(
+      `After the restart the run is '${state.status}' with no pending approval for ${pending.toolCallId}: ` +
+        'the approval wait did not survive the crash.',
+    );
+  }
+  say(
+    `Worker ${replacement.number} answered in ${((performance.now() - askedAt) / 1000).toFixed(1)} s: the run is ` +
+      `${style.yellow(state.status)}, ${plural(state.step, 'step')} done, ` +
+      `${plural(state.pendingApprovals.length, 'pending approval')}:`,
+  );
+  say(
+    `  ${style.cyan(waiting.toolName)} ${formatValue(waiting.args)} ${style.dim(`(requested ${waiting.requestedAt})`)}`,
+  );
+}
+
+/** Approves (or, interactively, maybe denies) a pending tool call as a person would. */
+async function decide(
+  run: AgentRun,
+  pending: Extract<RunEvent, { type: 'approval-requested' }>,
+  watchdog: Watchdog,
+): Promise<void> {
+  section('Approval');
+  let approved = true;
+  if (flags.interactive) {
+    const prompt = createInterface({ input: process.stdin, output: process.stdout });
+    // In a terminal readline swallows Ctrl-C; it must still end the demo (and its cleanup), not be ignored.
+    prompt.on('SIGINT', () => watchdog.fail(INTERRUPTED));
+    const closed = new Promise<never>((_, reject) =>
+      prompt.once('close', () => reject(new Error('stdin closed before the approval question was answered.'))),
+    );
+    closed.catch(() => undefined);
+    try {
+      const question = prompt.question(`Approve ${pending.toolName} ${formatValue(pending.args)}? [y/n] `, {
+        signal: watchdog.signal,
+      });
+      const answer = await watchdog.guard(Promise.race([question, closed]));
+      approved = /^y(es)?$/i.test(answer.trim());
+    } finally {
+      prompt.close();
+    }
+  } else {
+    say(style.dim(`Deciding as ${APPROVER} (pass --interactive to decide yourself).`));
+  }
+  const record = approved
+    ? await run.approve(pending.toolCallId, {
+        approver: APPROVER,
+        reason: 'Checked the recipient and the text: fine to send.',
+      })
+    : await run.deny(pending.toolCallId, { approver: APPROVER, reason: `${APPROVER} chose not to send it.` });
+  if (record) say(formatDecision(record, style));
+}
+
+function summarize(
+  result: AgentRunResult,
+  crashed: boolean,
+  connection: Connection,
+  runId: string,
+  startedAt: number,
+): void {
+  section('Final answer');
+  say(result.text || style.dim('(no text)'));
+
+  section('Summary');
+  say(`Steps:      ${result.steps.length} (${result.stopReason}, ${result.finishReason})`);
+  for (const step of result.steps) {
+    const calls = step.toolCalls.map((call) => `${call.toolName} (${call.outcome})`).join(', ');
+    say(style.dim(`  step ${step.step}: ${calls || 'answer'}`));
+  }
+  say(
+    `Tool calls: ${result.toolCalls.length}${result.toolCalls.length ? ` — ${result.toolCalls.map((c) => c.toolName).join(', ')}` : ''}`,
+  );
+  if (result.approvals.length === 0) say('Approvals:  none');
+  for (const [i, approval] of result.approvals.entries()) {
+    say(`${i === 0 ? 'Approvals:  ' : '            '}${formatDecision(approval, style)}`);
+  }
+  say(`Tokens:     ${result.usage.totalTokens} (${result.usage.inputTokens} in, ${result.usage.outputTokens} out)`);
+  say(`Workers:    ${crashed ? '2 (the first killed with SIGKILL mid-run; the run did not notice)' : '1'}`);
+  say(`Took:       ${((performance.now() - startedAt) / 1000).toFixed(1)} s`);
+  if (!connection.embedded) {
+    say(style.dim(`\nInspect the run: npm run cli -- state ${runId}   (needs a worker: npm run worker)`));
+  }
+}
+
+/** `1 step`, `2 steps`. */
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+process.exitCode = await main();

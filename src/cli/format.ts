@@ -1,0 +1,255 @@
+// How runs look in a terminal: events, state and run lists as plain strings. Pure (no I/O, no clock): the CLI and
+// the demo print what these return, and the unit tests compare them as text.
+import type { ApprovalRecord, JsonValue, RunEvent, RunState } from '../protocol/index.js';
+import { progressBar, progressFraction } from './progress.js';
+import { PLAIN, type Style } from './style.js';
+
+/** Options of the formatters. */
+export interface FormatOptions {
+  /** Colours; default none. */
+  style?: Style;
+  /** The run's id: when given, a pending approval or tool result is followed by the command that answers it. */
+  runId?: string;
+  /** Prefix each event with its time of day (UTC, `HH:MM:SS`). Default false. */
+  timestamps?: boolean;
+  /** Longest JSON shown for arguments and outputs before it is cut. Default 160. */
+  maxValueChars?: number;
+  /** The command name in hints. Default `durable-agent`. */
+  command?: string;
+}
+
+/** Formats one run event (one or more lines, no trailing newline). */
+export type EventFormatter = (event: RunEvent) => string;
+
+const DEFAULT_MAX_VALUE_CHARS = 160;
+const INDENT = '    ';
+
+/**
+ * An event formatter for one run. It remembers tool names from `tool-call` events, because a `tool-progress`
+ * event carries only the tool-call id.
+ */
+export function createEventFormatter(options: FormatOptions = {}): EventFormatter {
+  const style = options.style ?? PLAIN;
+  const max = options.maxValueChars ?? DEFAULT_MAX_VALUE_CHARS;
+  const cli = options.command ?? 'durable-agent';
+  const toolNames = new Map<string, string>();
+  const value = (v: JsonValue | undefined) => formatValue(v, max);
+  const callId = (id: string) => style.dim(`(${id})`);
+  const hint = (line: string) => (options.runId ? `\n${INDENT}${style.dim(line)}` : '');
+
+  const body = (event: RunEvent): string => {
+    switch (event.type) {
+      case 'run-started':
+        return `run started · agent ${style.bold(event.agentName)}`;
+      case 'retriever-error':
+        return style.yellow(`retriever failed (the run goes on without context): ${event.message}`);
+      case 'step-started':
+        return style.bold(`step ${event.step}`);
+      case 'text':
+        return `model says: ${indentLines(event.text)}`;
+      case 'tool-call':
+        toolNames.set(event.toolCallId, event.toolName);
+        return `call ${style.cyan(event.toolName)} ${value(event.args)} ${callId(event.toolCallId)}`;
+      case 'tool-started':
+        toolNames.set(event.toolCallId, event.toolName);
+        return `running ${style.cyan(event.toolName)} ${callId(event.toolCallId)}`;
+      case 'tool-progress': {
+        const name = style.cyan(toolNames.get(event.toolCallId) ?? event.toolCallId);
+        const fraction = progressFraction(event.value);
+        const bar = fraction === undefined ? `progress #${event.progressSeq}` : style.magenta(progressBar(fraction));
+        return `${name} ${bar} ${style.dim(value(event.value))}`;
+      }
+      case 'tool-result':
+        return toolResult(event, style, value);
+      case 'approval-requested':
+        toolNames.set(event.toolCallId, event.toolName);
+        return (
+          `${style.alert(' APPROVAL NEEDED ')} ${style.cyan(event.toolName)} ${value(event.args)} ` +
+          `${callId(event.toolCallId)}` +
+          hint(`approve: ${cli} approve ${options.runId} ${event.toolCallId}`) +
+          hint(`deny:    ${cli} deny ${options.runId} ${event.toolCallId} --reason "..."`)
+        );
+      case 'approval-decided':
+        return formatDecision(event, style);
+      case 'tool-result-requested':
+        toolNames.set(event.toolCallId, event.toolName);
+        return (
+          `${style.alert(' RESULT NEEDED ')} client-side tool ${style.cyan(event.toolName)} ${value(event.args)} ` +
+          `${callId(event.toolCallId)}` +
+          hint(`answer: ${cli} submit ${options.runId} ${event.toolCallId} '<output JSON>'`)
+        );
+      case 'step-finished':
+        return style.dim(
+          `step ${event.step} done · ${event.finishReason} · ${event.usage.totalTokens} tokens ` +
+            `(${event.usage.inputTokens} in, ${event.usage.outputTokens} out)`,
+        );
+      case 'continued-as-new':
+        return style.dim(`continued as new (generation ${event.generation})`);
+      case 'finished':
+        // The final text was already shown by the last step's `text` event.
+        return `${style.green(style.bold('finished'))} ${style.dim(`(${event.stopReason}, ${event.finishReason})`)}`;
+      case 'cancelled':
+        return style.yellow(style.bold('cancelled'));
+      case 'failed':
+        return `${style.red(style.bold('failed'))}: ${event.message}${event.errorType ? style.dim(` [${event.errorType}]`) : ''}`;
+      default:
+        // An event type this CLI does not know yet (a newer worker): show it rather than drop it.
+        return `${(event as { type: string }).type} ${value(event as unknown as JsonValue)}`;
+    }
+  };
+
+  return (event) => {
+    const time = options.timestamps ? `${style.dim(timeOfDay(event.at))} ` : '';
+    return `${time}${style.dim(`#${String(event.seq).padEnd(3)}`)} ${body(event)}`;
+  };
+}
+
+type ToolResultEvent = Extract<RunEvent, { type: 'tool-result' }>;
+
+function toolResult(event: ToolResultEvent, style: Style, value: (v: JsonValue) => string): string {
+  const name = style.cyan(event.toolName);
+  switch (event.outcome) {
+    case 'ok':
+      return `${style.green('✓')} ${name} → ${value(event.output)}`;
+    case 'client-result':
+      return `${style.green('✓')} ${name} (client result) → ${value(event.output)}`;
+    case 'denied':
+      return `${style.yellow('⊘')} ${name} not run: ${plainText(event.output)}`;
+    case 'invalid':
+      return `${style.red('✗')} ${name} invalid call: ${plainText(event.output)}`;
+    case 'error':
+      return `${style.red('✗')} ${name} failed: ${errorMessage(event.output)}`;
+    default:
+      return `${name} ${event.outcome as string} → ${value(event.output)}`;
+  }
+}
+
+/** One line for an approval decision: who decided, and why. */
+export function formatDecision(
+  decision: Pick<ApprovalRecord, 'toolName' | 'approved' | 'approver' | 'reason' | 'timedOut'>,
+  style: Style = PLAIN,
+): string {
+  const verdict = decision.timedOut
+    ? style.yellow('approval timed out')
+    : decision.approved
+      ? style.green('approved')
+      : style.red('denied');
+  const who = decision.approver ? ` by ${style.bold(decision.approver)}` : '';
+  const why = decision.reason ? `: ${decision.reason}` : '';
+  return `${verdict} ${style.cyan(decision.toolName)}${who}${why}`;
+}
+
+/** A run's state as a short report: status, pending decisions (with the commands that answer them), running tools. */
+export function formatState(runId: string, state: RunState, options: FormatOptions = {}): string {
+  const style = options.style ?? PLAIN;
+  const max = options.maxValueChars ?? DEFAULT_MAX_VALUE_CHARS;
+  const cli = options.command ?? 'durable-agent';
+  const status = {
+    running: style.cyan,
+    waiting: style.yellow,
+    completed: style.green,
+    failed: style.red,
+    cancelled: style.yellow,
+  }[state.status];
+  const lines = [
+    `run ${style.bold(runId)}`,
+    `  status:   ${(status ?? ((s: string) => s))(state.status)} · ${state.step} step${state.step === 1 ? '' : 's'} done`,
+    `  tokens:   ${state.usage.totalTokens} (${state.usage.inputTokens} in, ${state.usage.outputTokens} out)`,
+    `  messages: ${state.messageCount} · last event #${state.lastEventSeq}`,
+  ];
+  if (state.pendingApprovals.length > 0) {
+    lines.push(style.alert(' pending approvals '));
+    for (const approval of state.pendingApprovals) {
+      const expires = approval.expiresAt ? ` · expires ${approval.expiresAt}` : '';
+      lines.push(
+        `  ${approval.toolCallId}  ${style.cyan(approval.toolName)} ${formatValue(approval.args, max)}`,
+        style.dim(`    step ${approval.step} · requested ${approval.requestedAt}${expires}`),
+        style.dim(`    ${cli} approve ${runId} ${approval.toolCallId}  |  ${cli} deny ${runId} ${approval.toolCallId}`),
+      );
+    }
+  }
+  if (state.pendingToolResults.length > 0) {
+    lines.push(style.alert(' waiting for client-side tool results '));
+    for (const call of state.pendingToolResults) {
+      lines.push(
+        `  ${call.toolCallId}  ${style.cyan(call.toolName)} ${formatValue(call.args, max)}`,
+        style.dim(`    ${cli} submit ${runId} ${call.toolCallId} '<output JSON>'`),
+      );
+    }
+  }
+  if (state.pendingElicitations.length > 0) {
+    lines.push(style.alert(' pending elicitations '));
+    for (const elicitation of state.pendingElicitations) lines.push(`  ${formatValue(elicitation, max)}`);
+  }
+  if (state.runningTools.length > 0) {
+    lines.push('  running tools:');
+    for (const tool of state.runningTools) {
+      // Newer runtimes report each running tool's latest progress; show it as a bar when it states a fraction.
+      const progress = (tool as { progress?: { value?: JsonValue } | JsonValue }).progress;
+      const latest = isProgressRecord(progress) ? progress.value : progress;
+      const fraction = progressFraction(latest);
+      const shown =
+        fraction !== undefined
+          ? ` ${progressBar(fraction)}`
+          : latest !== undefined
+            ? ` ${formatValue(latest, max)}`
+            : '';
+      lines.push(`  ${tool.toolCallId}  ${style.cyan(tool.toolName)} since ${tool.startedAt}${shown}`);
+    }
+  }
+  return lines.join('\n');
+}
+
+/** One row of `durable-agent list`. */
+export function formatListRow(
+  row: { workflowId: string; status: string; startTime: Date },
+  style: Style = PLAIN,
+): string {
+  const status = row.status.padEnd(11);
+  const paint: Partial<Record<string, (text: string) => string>> = {
+    RUNNING: style.cyan,
+    COMPLETED: style.green,
+    FAILED: style.red,
+    TERMINATED: style.red,
+    TIMED_OUT: style.red,
+  };
+  const painted = (paint[row.status] ?? style.yellow)(status);
+  return `${style.dim(row.startTime.toISOString())}  ${painted} ${row.workflowId}`;
+}
+
+/** Compact JSON of a value, cut at `max` characters with an ellipsis. Strings are shown quoted. */
+export function formatValue(value: unknown, max = DEFAULT_MAX_VALUE_CHARS): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > max ? `${text.slice(0, Math.max(0, max - 1))}…` : text;
+}
+
+function isProgressRecord(value: unknown): value is { value: JsonValue } {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && 'seq' in value && 'value' in value;
+}
+
+/** Text of a denial reason or validation message, which the runtime records as a string. */
+function plainText(output: JsonValue): string {
+  return typeof output === 'string' ? output : formatValue(output);
+}
+
+/** The message of a tool error result (`{ error: true, message, ... }`), else the output itself. */
+function errorMessage(output: JsonValue): string {
+  if (output !== null && typeof output === 'object' && !Array.isArray(output) && typeof output.message === 'string') {
+    return output.message;
+  }
+  return plainText(output);
+}
+
+function indentLines(text: string): string {
+  return text.replace(/\n/g, `\n${INDENT}`);
+}
+
+function timeOfDay(iso: string): string {
+  const match = /T(\d{2}:\d{2}:\d{2})/.exec(iso);
+  return match?.[1] ?? iso;
+}

@@ -1,0 +1,239 @@
+// Carries out a parsed command against Temporal through AgentClient / AgentRun, writing what happened for a
+// person. Every command returns its exit status; errors are thrown and explained by the caller.
+import type { AgentClient } from '../client/agent-client.js';
+import type { AgentRun } from '../client/agent-run.js';
+import { TERMINAL_EVENT_TYPES, type JsonObject, type RunEvent, type RunState } from '../protocol/index.js';
+import type { Command, ElicitationAction } from './args.js';
+import { CliFailure } from './errors/cli-failure.js';
+import { NoWorkerError } from './errors/no-worker-error.js';
+import { explainError, isQueryTimeout, type ConnectionInfo } from './explain-error.js';
+import { createEventFormatter, formatDecision, formatListRow, formatState } from './format.js';
+import type { Style } from './style.js';
+import { CLI_NAME } from './usage.js';
+
+/** What a command runs with. */
+export interface CommandContext {
+  client: AgentClient;
+  connection: ConnectionInfo;
+  /** Writes one line (or several) of results to stdout. */
+  out(text: string): void;
+  /** Writes notes and warnings to stderr. */
+  note(text: string): void;
+  style: Style;
+  env: Record<string, string | undefined>;
+  /** Aborts a watch (Ctrl-C). */
+  signal?: AbortSignal;
+  /**
+   * How long a query or decision waits for a worker to answer before the CLI says none is running. Right after a
+   * worker crash the first answer can take ~10 s (Temporal's sticky queue timeout), so keep this above that.
+   */
+  requestTimeoutMs: number;
+}
+
+/** Exit status of a watch interrupted by the user (as a shell reports SIGINT). */
+export const INTERRUPTED = 130;
+
+/** Runs one command (not `help`) and resolves with the exit status. */
+export async function runCommand(command: Exclude<Command, { name: 'help' }>, ctx: CommandContext): Promise<number> {
+  const runId = 'runId' in command ? command.runId : undefined;
+  try {
+    return await dispatch(command, ctx);
+  } catch (error) {
+    throw explainError(error, { ...ctx.connection, ...(runId !== undefined ? { runId } : {}) });
+  }
+}
+
+async function dispatch(command: Exclude<Command, { name: 'help' }>, ctx: CommandContext): Promise<number> {
+  const { style } = ctx;
+  switch (command.name) {
+    case 'start': {
+      const run = await ctx.client.start(command.agent, command.input, {
+        ...(command.userId !== undefined ? { userId: command.userId } : {}),
+        ...(command.conversationId !== undefined ? { conversationId: command.conversationId } : {}),
+        ...(command.context !== undefined ? { context: command.context } : {}),
+        ...(command.workflowId !== undefined ? { workflowId: command.workflowId } : {}),
+      });
+      ctx.out(
+        `Started run ${style.bold(run.id)} of agent '${command.agent}' on task queue '${ctx.connection.taskQueue}'.`,
+      );
+      if (!command.watch) {
+        ctx.out(style.dim(`Watch it: ${CLI_NAME} watch ${run.id}`));
+        return 0;
+      }
+      return await watch(run, 0, ctx);
+    }
+    case 'watch':
+      return await watch(ctx.client.getRun(command.runId), command.after, ctx);
+    case 'approve':
+    case 'deny': {
+      const run = ctx.client.getRun(command.runId);
+      const options = {
+        ...(command.reason !== undefined ? { reason: command.reason } : {}),
+        approver: command.approver ?? defaultApprover(ctx.env),
+      };
+      const record = await throughWorker(run, ctx, () =>
+        command.name === 'approve' ? run.approve(command.toolCallId, options) : run.deny(command.toolCallId, options),
+      );
+      const decision = record ?? {
+        toolName: command.toolCallId,
+        approved: command.name === 'approve',
+        ...options,
+      };
+      ctx.out(`${formatDecision(decision, style)} ${style.dim(`(tool call ${command.toolCallId})`)}`);
+      return 0;
+    }
+    case 'answer':
+      return await answer(ctx.client.getRun(command.runId), command, ctx);
+    case 'submit': {
+      const run = ctx.client.getRun(command.runId);
+      await throughWorker(run, ctx, () =>
+        run.submitToolResult(command.toolCallId, command.output, command.isError ? { isError: true } : {}),
+      );
+      ctx.out(`Submitted ${command.isError ? 'an error' : 'the result'} for tool call ${command.toolCallId}.`);
+      return 0;
+    }
+    case 'cancel': {
+      const run = ctx.client.getRun(command.runId);
+      // Temporal accepts a cancellation of a closed workflow without complaint; a person should hear it ended.
+      const { status } = await run.handle.describe();
+      if (status.name !== 'RUNNING') {
+        throw new CliFailure(`Run '${command.runId}' has already ended (${status.name}); there is nothing to cancel.`);
+      }
+      await run.cancel();
+      ctx.out(`Cancellation requested for run ${command.runId}.`);
+      ctx.out(style.dim(`Watch it end: ${CLI_NAME} watch ${command.runId}`));
+      return 0;
+    }
+    case 'state': {
+      const state = await queryState(ctx.client.getRun(command.runId), ctx);
+      ctx.out(command.json ? JSON.stringify(state, null, 2) : formatState(command.runId, state, { style }));
+      return 0;
+    }
+    case 'list': {
+      let count = 0;
+      for await (const row of ctx.client.list(command.query)) {
+        ctx.out(formatListRow(row, style));
+        if (++count >= command.limit) break;
+      }
+      if (count === 0)
+        ctx.note(`No runs${command.query ? ' match the query' : ''} in namespace '${ctx.connection.namespace}'.`);
+      return 0;
+    }
+  }
+}
+
+/**
+ * Prints a run's events until its terminal event. A worker that is down (killed, restarting) only delays the
+ * stream: events are read from the last printed sequence number again, so nothing is lost or repeated.
+ * Exit status: 0 when the run finished, 1 when it failed or was cancelled, 130 when interrupted.
+ */
+async function watch(run: AgentRun, after: number, ctx: CommandContext): Promise<number> {
+  const format = createEventFormatter({ style: ctx.style, runId: run.id, timestamps: true, command: CLI_NAME });
+  // A run that already ended with no events after `after` would otherwise be polled forever.
+  const state = await queryState(run, ctx).catch((error: unknown) => {
+    if (!NoWorkerError.isInstance(error)) throw error;
+    ctx.note(ctx.style.yellow(`No worker is answering for run '${run.id}' yet; waiting for one…`));
+    return undefined;
+  });
+  if (state && isEnded(state) && state.lastEventSeq <= after) {
+    ctx.note(`Run '${run.id}' has ended (${state.status}); no events after #${after}.`);
+    return state.status === 'completed' ? 0 : 1;
+  }
+
+  let last = after;
+  let terminal: RunEvent['type'] | undefined;
+  while (terminal === undefined && !ctx.signal?.aborted) {
+    try {
+      for await (const event of run.events({ after: last, ...(ctx.signal ? { signal: ctx.signal } : {}) })) {
+        last = event.seq;
+        ctx.out(format(event));
+        if (TERMINAL_EVENT_TYPES.has(event.type)) terminal = event.type;
+      }
+    } catch (error) {
+      if (!isQueryTimeout(error) || ctx.signal?.aborted) throw error;
+      ctx.note(ctx.style.yellow(`No worker answered for run '${run.id}'; still waiting (after event #${last})…`));
+    }
+  }
+  if (terminal === undefined) return INTERRUPTED;
+  if (terminal === 'failed') await explainFailure(run, ctx);
+  return terminal === 'finished' ? 0 : 1;
+}
+
+/**
+ * The `failed` event carries the top-level message (often just "Activity task failed"); the reason a person needs
+ * is at the bottom of the failure's cause chain, which the workflow result has.
+ */
+async function explainFailure(run: AgentRun, ctx: CommandContext): Promise<void> {
+  try {
+    await ctx.client.temporal.connection.withDeadline(Date.now() + ctx.requestTimeoutMs, () => run.handle.result());
+  } catch (error) {
+    let root: unknown = error;
+    while (root instanceof Error && root.cause instanceof Error) root = root.cause;
+    if (root instanceof Error && root !== error) ctx.out(`    ${ctx.style.red('cause:')} ${root.message}`);
+  }
+}
+
+async function answer(
+  run: AgentRun,
+  command: { elicitationId: string; action: ElicitationAction; content?: JsonObject },
+  ctx: CommandContext,
+): Promise<number> {
+  // Elicitations in durable runs come with a newer runtime; until AgentRun can answer them, say so plainly.
+  const respond = (run as AgentRun & { respondToElicitation?: unknown }).respondToElicitation;
+  if (typeof respond !== 'function') {
+    throw new CliFailure(
+      'Answering elicitations is not supported yet: this version of durable-agent does not pause runs for MCP ' +
+        'elicitations, so there is nothing to answer. Nothing was sent.',
+    );
+  }
+  const respondToElicitation = respond as (
+    id: string,
+    answer: { action: ElicitationAction; content?: JsonObject },
+  ) => Promise<unknown>;
+  await throughWorker(run, ctx, () =>
+    respondToElicitation.call(run, command.elicitationId, {
+      action: command.action,
+      ...(command.content !== undefined ? { content: command.content } : {}),
+    }),
+  );
+  ctx.out(`Answered elicitation ${command.elicitationId} (${command.action}).`);
+  return 0;
+}
+
+/** The run's state, failing with a clear message when no worker answers in time. */
+async function queryState(run: AgentRun, ctx: CommandContext): Promise<RunState> {
+  return await throughWorker(run, ctx, () => run.state());
+}
+
+/**
+ * Runs a request that a worker must answer (a query, or an update whose validator runs in the workflow) with a
+ * deadline: without a worker Temporal would hold it for a long time, and a person deserves to hear why.
+ */
+async function throughWorker<T>(run: AgentRun, ctx: CommandContext, request: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + ctx.requestTimeoutMs;
+  try {
+    return await ctx.client.temporal.connection.withDeadline(deadline, request);
+  } catch (error) {
+    if (isQueryTimeout(error) || Date.now() >= deadline) {
+      throw new NoWorkerError({ runId: run.id, taskQueue: await taskQueueOf(run, ctx) }, { cause: error });
+    }
+    throw error;
+  }
+}
+
+/** The task queue the run was started on (best effort: the configured one when it cannot be read). */
+async function taskQueueOf(run: AgentRun, ctx: CommandContext): Promise<string> {
+  try {
+    return (await run.handle.describe()).taskQueue;
+  } catch {
+    return ctx.connection.taskQueue;
+  }
+}
+
+function isEnded(state: RunState): boolean {
+  return state.status === 'completed' || state.status === 'failed' || state.status === 'cancelled';
+}
+
+function defaultApprover(env: Record<string, string | undefined>): string | undefined {
+  return env.USER ?? env.USERNAME ?? env.LOGNAME;
+}

@@ -1,0 +1,162 @@
+// The CLI's commands as data: names, arguments, options and help text. The parser and the help come from this one
+// table, so they cannot disagree.
+
+/** An option of a command, in the shape `node:util` `parseArgs` takes, plus its help. */
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  short?: string;
+  /** Placeholder of the value in the help, e.g. `JSON`. */
+  value?: string;
+  help: string;
+}
+
+/** A command: its positional arguments (all required) and options. */
+export interface CommandSpec {
+  args: readonly string[];
+  /** The last positional argument takes the rest of the words (so an unquoted prompt works). */
+  restArg?: boolean;
+  summary: string;
+  options: Readonly<Record<string, OptionSpec>>;
+}
+
+/** The name the CLI is installed under. */
+export const CLI_NAME = 'durable-agent';
+
+const HELP: OptionSpec = { type: 'boolean', short: 'h', help: 'Show this help.' };
+
+/** Every command of the CLI. */
+export const COMMANDS = {
+  start: {
+    args: ['agent', 'input'],
+    restArg: true,
+    summary: 'Start a run of an agent on an input, and print its id.',
+    options: {
+      user: { type: 'string', value: 'ID', help: 'User id of the run (given to tools, hooks and approvals).' },
+      conversation: { type: 'string', value: 'ID', help: 'Conversation id of the run.' },
+      context: { type: 'string', value: 'JSON', help: 'Run context, a JSON object (stored in history: no secrets).' },
+      id: { type: 'string', value: 'ID', help: 'Workflow id to use instead of a generated one.' },
+      watch: { type: 'boolean', short: 'w', help: 'Then stream the run events until the run ends.' },
+      help: HELP,
+    },
+  },
+  watch: {
+    args: ['runId'],
+    summary: 'Stream the events of a run (steps, tool calls, progress, approvals) until it ends.',
+    options: {
+      after: { type: 'string', value: 'N', help: 'Only events after sequence number N (default 0: all).' },
+      help: HELP,
+    },
+  },
+  approve: {
+    args: ['runId', 'toolCallId'],
+    summary: 'Approve a tool call that waits for approval.',
+    options: {
+      reason: { type: 'string', value: 'R', help: 'Why (recorded in the run).' },
+      approver: { type: 'string', value: 'A', help: 'Who approves (default: $USER).' },
+      help: HELP,
+    },
+  },
+  deny: {
+    args: ['runId', 'toolCallId'],
+    summary: 'Deny a tool call that waits for approval; the model is told why.',
+    options: {
+      reason: { type: 'string', value: 'R', help: 'Why (the model sees it).' },
+      approver: { type: 'string', value: 'A', help: 'Who denies (default: $USER).' },
+      help: HELP,
+    },
+  },
+  answer: {
+    args: ['runId', 'elicitationId'],
+    summary: 'Answer an MCP elicitation (a question a tool asks a person).',
+    options: {
+      action: { type: 'string', value: 'accept|decline|cancel', help: 'The answer (required).' },
+      content: { type: 'string', value: 'JSON', help: 'With accept: the requested data, a JSON object.' },
+      help: HELP,
+    },
+  },
+  submit: {
+    args: ['runId', 'toolCallId', 'outputJSON'],
+    summary: 'Give a client-side tool call its result (a JSON value).',
+    options: {
+      error: { type: 'boolean', help: 'The output is an error for the model, not a result.' },
+      help: HELP,
+    },
+  },
+  cancel: {
+    args: ['runId'],
+    summary: 'Cancel a run (running tools see their abort signal; pending tools never run).',
+    options: { help: HELP },
+  },
+  state: {
+    args: ['runId'],
+    summary: 'Show the state of a run: status, step, pending approvals, running tools.',
+    options: {
+      json: { type: 'boolean', help: 'Print the raw state as JSON.' },
+      help: HELP,
+    },
+  },
+  list: {
+    args: [],
+    summary: 'List recent runs, newest first.',
+    options: {
+      query: { type: 'string', value: 'Q', help: 'Temporal visibility filter, e.g. "ExecutionStatus = \'Running\'".' },
+      limit: { type: 'string', value: 'N', help: 'At most N runs (default 20).' },
+      help: HELP,
+    },
+  },
+} as const satisfies Record<string, CommandSpec>;
+
+/** A command name. */
+export type CommandName = keyof typeof COMMANDS;
+
+/** Whether `name` is a command. */
+export function isCommandName(name: string): name is CommandName {
+  return Object.hasOwn(COMMANDS, name);
+}
+
+const ENVIRONMENT = `Environment:
+  TEMPORAL_ADDRESS     Temporal frontend (default localhost:7233)
+  TEMPORAL_NAMESPACE   Namespace (default "default")
+  TEMPORAL_TASK_QUEUE  Task queue new runs go to (default "durable-agent")
+  NO_COLOR             Plain output`;
+
+/** Help for one command, or the overview when `command` is undefined. */
+export function usage(command?: CommandName): string {
+  if (command === undefined) {
+    const width = Math.max(...Object.keys(COMMANDS).map((name) => synopsis(name as CommandName).length));
+    const lines = (Object.keys(COMMANDS) as CommandName[]).map(
+      (name) => `  ${synopsis(name).padEnd(width)}  ${COMMANDS[name].summary}`,
+    );
+    return [
+      `Usage: ${CLI_NAME} <command> [arguments] [options]`,
+      '',
+      'Commands:',
+      ...lines,
+      `  ${'help [command]'.padEnd(width)}  Show help for a command.`,
+      '',
+      ENVIRONMENT,
+      '',
+      `Exit status: 0 success, 1 failure (or a watched run that failed or was cancelled), 2 bad usage.`,
+    ].join('\n');
+  }
+  const spec: CommandSpec = COMMANDS[command];
+  const options = Object.entries(spec.options).map(([name, option]) => {
+    const flag = `${option.short ? `-${option.short}, ` : '    '}--${name}${option.value ? ` ${option.value}` : ''}`;
+    return `  ${flag.padEnd(34)} ${option.help}`;
+  });
+  return [
+    `Usage: ${CLI_NAME} ${synopsis(command)} [options]`,
+    '',
+    spec.summary,
+    '',
+    'Options:',
+    ...options,
+    '',
+    ENVIRONMENT,
+  ].join('\n');
+}
+
+function synopsis(command: CommandName): string {
+  const spec: CommandSpec = COMMANDS[command];
+  return [command, ...spec.args.map((arg) => `<${arg}>`)].join(' ');
+}

@@ -1,0 +1,275 @@
+import { describe, expect, it } from 'vitest';
+import { createEventFormatter, formatDecision, formatListRow, formatState, formatValue } from '../../src/cli/format.js';
+import { createStyle, shouldColor, stripStyle } from '../../src/cli/style.js';
+import type { RunEvent, RunEventBody, RunState } from '../../src/protocol/index.js';
+
+const AT = '2026-01-02T03:04:05.678Z';
+let seq = 0;
+const ev = (body: RunEventBody): RunEvent => ({ seq: ++seq, at: AT, ...body }) as RunEvent;
+const usage = { inputTokens: 90, outputTokens: 10, totalTokens: 100 };
+
+/** Formats events in order with one formatter (as `watch` does) and returns the lines without the `#n` prefix. */
+function formatAll(bodies: RunEventBody[], options: Parameters<typeof createEventFormatter>[0] = {}): string[] {
+  seq = 0;
+  const format = createEventFormatter(options);
+  // The prefix is `#n` padded to four characters and a space.
+  return bodies.map((body) => format(ev(body)).slice(5));
+}
+
+describe('createEventFormatter', () => {
+  it('shows a run as a person reads it: steps, tool calls, results, the answer', () => {
+    expect(
+      formatAll([
+        { type: 'run-started', agentName: 'assistant' },
+        { type: 'step-started', step: 1 },
+        { type: 'tool-call', step: 1, toolCallId: 'c1', toolName: 'get_weather', args: { city: 'Paris' } },
+        { type: 'tool-started', step: 1, toolCallId: 'c1', toolName: 'get_weather' },
+        {
+          type: 'tool-result',
+          step: 1,
+          toolCallId: 'c1',
+          toolName: 'get_weather',
+          outcome: 'ok',
+          output: { tempC: 14 },
+        },
+        { type: 'step-finished', step: 1, finishReason: 'tool-calls', usage },
+        { type: 'text', step: 2, text: 'It rains.\nTake an umbrella.' },
+        { type: 'finished', text: 'It rains.', finishReason: 'stop', stopReason: 'completed' },
+      ]),
+    ).toEqual([
+      'run started · agent assistant',
+      'step 1',
+      'call get_weather {"city":"Paris"} (c1)',
+      'running get_weather (c1)',
+      '✓ get_weather → {"tempC":14}',
+      'step 1 done · tool-calls · 100 tokens (90 in, 10 out)',
+      'model says: It rains.\n    Take an umbrella.',
+      'finished (completed, stop)',
+    ]);
+  });
+
+  it('numbers events by their sequence number and can prefix the time of day', () => {
+    seq = 6;
+    expect(createEventFormatter()(ev({ type: 'step-started', step: 2 }))).toBe('#7   step 2');
+    seq = 122;
+    expect(createEventFormatter({ timestamps: true })(ev({ type: 'cancelled' }))).toBe('03:04:05 #123 cancelled');
+  });
+
+  it('highlights a pending approval and, given the run id, says how to answer it', () => {
+    const [plain] = formatAll([
+      { type: 'approval-requested', step: 2, toolCallId: 'c2', toolName: 'send_email', args: { to: 'ana' } },
+    ]);
+    expect(plain).toBe(' APPROVAL NEEDED  send_email {"to":"ana"} (c2)');
+    const [withHints] = formatAll(
+      [{ type: 'approval-requested', step: 2, toolCallId: 'c2', toolName: 'send_email', args: {} }],
+      { runId: 'run-9' },
+    );
+    expect(withHints!.split('\n')).toEqual([
+      ' APPROVAL NEEDED  send_email {} (c2)',
+      '    approve: durable-agent approve run-9 c2',
+      '    deny:    durable-agent deny run-9 c2 --reason "..."',
+    ]);
+    const colored = createEventFormatter({ style: createStyle(true) })(
+      ev({ type: 'approval-requested', step: 2, toolCallId: 'c2', toolName: 'send_email', args: {} }),
+    );
+    expect(colored).toContain('\u001b[30;43;1m APPROVAL NEEDED \u001b[39;49;22m');
+    expect(stripStyle(colored).endsWith(' APPROVAL NEEDED  send_email {} (c2)')).toBe(true);
+  });
+
+  it('shows decisions with who decided and why, and every kind of tool outcome', () => {
+    expect(
+      formatAll([
+        {
+          type: 'approval-decided',
+          toolCallId: 'c',
+          toolName: 'send_email',
+          approved: true,
+          approver: 'ana',
+          reason: 'ok',
+        },
+        { type: 'approval-decided', toolCallId: 'c', toolName: 'send_email', approved: false },
+        {
+          type: 'approval-decided',
+          toolCallId: 'c',
+          toolName: 'send_email',
+          approved: false,
+          timedOut: true,
+          reason: 'No decision within 1h',
+        },
+        { type: 'tool-result', step: 1, toolCallId: 'c', toolName: 't', outcome: 'denied', output: 'too risky' },
+        {
+          type: 'tool-result',
+          step: 1,
+          toolCallId: 'c',
+          toolName: 't',
+          outcome: 'error',
+          output: { error: true, name: 'Error', message: 'disk full' },
+        },
+        { type: 'tool-result', step: 1, toolCallId: 'c', toolName: 't', outcome: 'invalid', output: 'Invalid input' },
+        { type: 'tool-result', step: 1, toolCallId: 'c', toolName: 't', outcome: 'client-result', output: [1] },
+      ]),
+    ).toEqual([
+      'approved send_email by ana: ok',
+      'denied send_email',
+      'approval timed out send_email: No decision within 1h',
+      '⊘ t not run: too risky',
+      '✗ t failed: disk full',
+      '✗ t invalid call: Invalid input',
+      '✓ t (client result) → [1]',
+    ]);
+  });
+
+  it('draws a bar for tool progress that states how far along it is, naming the tool from its call', () => {
+    expect(
+      formatAll([
+        { type: 'tool-call', step: 1, toolCallId: 'c9', toolName: 'import_rows', args: {} },
+        { type: 'tool-progress', toolCallId: 'c9', progressSeq: 1, value: { done: 5, total: 20 } },
+        { type: 'tool-progress', toolCallId: 'c9', progressSeq: 2, value: 0.5 },
+        { type: 'tool-progress', toolCallId: 'c9', progressSeq: 3, value: { counted: 3, done: false } },
+        { type: 'tool-progress', toolCallId: 'unknown', progressSeq: 1, value: 'x' },
+      ]).slice(1),
+    ).toEqual([
+      'import_rows [█████░░░░░░░░░░░░░░░]  25% {"done":5,"total":20}',
+      'import_rows [██████████░░░░░░░░░░]  50% 0.5',
+      'import_rows progress #3 {"counted":3,"done":false}',
+      'unknown progress #1 "x"',
+    ]);
+  });
+
+  it('shows client-side tool requests, failures, retriever errors and continue-as-new', () => {
+    expect(
+      formatAll(
+        [
+          { type: 'tool-result-requested', step: 1, toolCallId: 'c', toolName: 'pick_file', args: {} },
+          { type: 'retriever-error', message: 'index offline' },
+          { type: 'continued-as-new', generation: 2 },
+          { type: 'failed', message: 'Tool denied', errorType: 'ToolDenied' },
+        ],
+        { runId: 'r' },
+      ),
+    ).toEqual([
+      " RESULT NEEDED  client-side tool pick_file {} (c)\n    answer: durable-agent submit r c '<output JSON>'",
+      'retriever failed (the run goes on without context): index offline',
+      'continued as new (generation 2)',
+      'failed: Tool denied [ToolDenied]',
+    ]);
+  });
+
+  it('shows an event type it does not know instead of dropping it', () => {
+    const [line] = formatAll([{ type: 'elicitation-requested', id: 'e1' } as unknown as RunEventBody]);
+    expect(line).toBe(
+      'elicitation-requested {"seq":1,"at":"2026-01-02T03:04:05.678Z","type":"elicitation-requested","id":"e1"}',
+    );
+  });
+
+  it('cuts long values', () => {
+    const [line] = formatAll(
+      [{ type: 'tool-call', step: 1, toolCallId: 'c', toolName: 't', args: { text: 'x'.repeat(500) } }],
+      { maxValueChars: 20 },
+    );
+    expect(line).toBe('call t {"text":"xxxxxxxxxx… (c)');
+  });
+});
+
+describe('formatState', () => {
+  const base: RunState = {
+    status: 'waiting',
+    step: 1,
+    usage,
+    pendingApprovals: [],
+    pendingToolResults: [],
+    pendingElicitations: [],
+    runningTools: [],
+    messageCount: 5,
+    lastEventSeq: 9,
+  };
+
+  it('shows status, steps done, tokens and where the event log is', () => {
+    expect(formatState('run-1', { ...base, status: 'completed', step: 3 })).toBe(
+      [
+        'run run-1',
+        '  status:   completed · 3 steps done',
+        '  tokens:   100 (90 in, 10 out)',
+        '  messages: 5 · last event #9',
+      ].join('\n'),
+    );
+  });
+
+  it('lists pending approvals with the commands that answer them', () => {
+    const text = formatState('run-1', {
+      ...base,
+      pendingApprovals: [
+        { toolCallId: 'c2', toolName: 'send_email', args: { to: 'ana' }, step: 2, requestedAt: AT, expiresAt: AT },
+      ],
+    });
+    expect(text.split('\n').slice(1)).toEqual([
+      '  status:   waiting · 1 step done',
+      '  tokens:   100 (90 in, 10 out)',
+      '  messages: 5 · last event #9',
+      ' pending approvals ',
+      '  c2  send_email {"to":"ana"}',
+      `    step 2 · requested ${AT} · expires ${AT}`,
+      '    durable-agent approve run-1 c2  |  durable-agent deny run-1 c2',
+    ]);
+  });
+
+  it('lists client-side calls, elicitations and running tools with their progress', () => {
+    const text = formatState('r', {
+      ...base,
+      status: 'running',
+      pendingToolResults: [{ toolCallId: 'c3', toolName: 'pick_file', args: {}, step: 1 }],
+      pendingElicitations: [{ id: 'e1', message: 'Your name?' }],
+      runningTools: [
+        { toolCallId: 'c4', toolName: 'count_slowly', step: 1, startedAt: AT },
+        {
+          toolCallId: 'c5',
+          toolName: 'import',
+          step: 1,
+          startedAt: AT,
+          progress: { seq: 2, value: { done: 1, total: 4 } },
+        },
+      ] as RunState['runningTools'],
+    });
+    expect(text).toContain(
+      " waiting for client-side tool results \n  c3  pick_file {}\n    durable-agent submit r c3 '<output JSON>'",
+    );
+    expect(text).toContain(' pending elicitations \n  {"id":"e1","message":"Your name?"}');
+    expect(text).toContain(`  c4  count_slowly since ${AT}\n  c5  import since ${AT} [█████░░░░░░░░░░░░░░░]  25%`);
+  });
+});
+
+describe('small formatters', () => {
+  it('formatDecision says who decided', () => {
+    expect(formatDecision({ toolName: 'send_email', approved: true, approver: 'demo-user', reason: 'fine' })).toBe(
+      'approved send_email by demo-user: fine',
+    );
+  });
+
+  it('formatListRow shows start time, status and id', () => {
+    expect(formatListRow({ workflowId: 'run-1', status: 'RUNNING', startTime: new Date(AT) })).toBe(
+      `${AT}  RUNNING     run-1`,
+    );
+  });
+
+  it('formatValue is compact JSON, cut with an ellipsis', () => {
+    expect(formatValue({ a: [1, 'b'] })).toBe('{"a":[1,"b"]}');
+    expect(formatValue('abcdef', 4)).toBe('"ab…');
+    expect(formatValue(undefined)).toBe('undefined');
+  });
+});
+
+describe('style', () => {
+  it('colours only terminals, and follows NO_COLOR and FORCE_COLOR', () => {
+    expect(shouldColor({ isTTY: true }, {})).toBe(true);
+    expect(shouldColor({ isTTY: false }, {})).toBe(false);
+    expect(shouldColor({ isTTY: true }, { NO_COLOR: '1' })).toBe(false);
+    expect(shouldColor({}, { FORCE_COLOR: '1' })).toBe(true);
+    expect(shouldColor({ isTTY: true }, { FORCE_COLOR: '0' })).toBe(false);
+  });
+
+  it('plain style leaves text alone; stripStyle removes colours', () => {
+    expect(createStyle(false).red('x')).toBe('x');
+    expect(createStyle(true).red('x')).toBe('\u001b[31mx\u001b[39m');
+    expect(stripStyle(createStyle(true).bold(createStyle(true).green('ok')))).toBe('ok');
+  });
+});
