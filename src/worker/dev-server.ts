@@ -93,7 +93,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   if (dbFilename) mkdirSync(dirname(dbFilename), { recursive: true });
   const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
 
-  // A port found free can be taken before the server binds it; only ports we picked ourselves are retried.
+  // Only ports we picked ourselves are retried.
   const attempts = options.port === undefined || options.uiPort === 0 ? START_ATTEMPTS : 1;
   for (let attempt = 1; ; attempt++) {
     const port = options.port ?? (await findFreePort());
@@ -110,7 +110,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       await waitUntilReady(port, namespace, server, deadline);
     } catch (error) {
       await server.stop();
-      if (attempt < attempts && server.exitedEarly() && /address already in use/i.test(server.tail())) continue;
+      // The CLI also binds ports of its own choosing (HTTP, metrics, internal services), and a port can be taken
+      // between our check and its bind; any early exit with ports we picked is worth another try.
+      if (attempt < attempts && server.exitedEarly()) continue;
       throw error;
     }
     return {
