@@ -7,6 +7,7 @@ import {
   continueAsNew,
   isCancellation,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   workflowInfo,
   type ActivityOptions,
@@ -57,7 +58,9 @@ import {
 
 type Activities = ReturnType<typeof createActivities>;
 
-const { describeAgent } = proxyActivities<Activities>({
+// A local activity: it runs inside the run's first workflow task (no extra task round trip before the first
+// model call) and its result is recorded in history like any activity's.
+const { describeAgent } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 10 },
 });

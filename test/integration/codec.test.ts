@@ -29,6 +29,12 @@ const SECRET = 'the vault combination is 31-41-59-26';
 function payloadsIn(value: unknown, found: Payload[] = []): Payload[] {
   if (value === null || typeof value !== 'object' || value instanceof Uint8Array) return found;
   const record = value as Record<string, unknown>;
+  // A local activity's marker also holds the SDK's own bookkeeping (sequence number, attempt, activity type,
+  // times) in a `data` entry that no codec sees; its result is an ordinary, encoded payload.
+  if (record.markerName === 'core_local_activity') {
+    const details = record.details as Record<string, unknown> | undefined;
+    return payloadsIn({ ...details, data: undefined }, found);
+  }
   if (record.data instanceof Uint8Array && typeof record.metadata === 'object' && record.metadata !== null) {
     found.push(record as Payload);
     return found;

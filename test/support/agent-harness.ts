@@ -58,10 +58,19 @@ export async function withAgentWorker<T>(
   return await worker.runUntil(fn(harness));
 }
 
-/** How many activities of each type a history scheduled. */
+/** How many activities of each type a history scheduled, local activities (recorded as markers) included. */
 export function activityCounts(history: History): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const type of scheduledActivities(history)) counts[type] = (counts[type] ?? 0) + 1;
+  for (const event of history.events ?? []) {
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName !== 'core_local_activity') continue;
+    const data = marker.details?.data?.payloads?.[0]?.data;
+    const type = data
+      ? (JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string }).activity_type
+      : undefined;
+    if (type) counts[type] = (counts[type] ?? 0) + 1;
+  }
   return counts;
 }
 
