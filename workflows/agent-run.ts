@@ -70,8 +70,10 @@ type ToolResultPart = { type: 'tool-result'; toolCallId: string; toolName: strin
 
 /**
  * The agent loop. Deterministic: every model call and tool execution is an activity, every wait for a person is a
- * `condition`, and all the workflow keeps is plain data. Activities read the transcript through the transcript
- * query, so each message is recorded in history once (in the activity result or input that produced it).
+ * `condition`, and all the workflow keeps is plain data. Activity inputs carry a run reference, a message count and
+ * the previous step's tool message with executed outputs as references; the worker keeps the transcript and asks the
+ * transcript query for whatever it lacks. So each message is recorded in history once, in the activity result (or
+ * the run input) that produced it.
  */
 export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
   const carried = input.continuation;
