@@ -3,6 +3,7 @@ import type { Agent } from '../src/agent/agent.js';
 import { checkToolCallAsync } from '../src/tool/pipeline.js';
 import { toolModelSpec } from '../src/tool/tool-spec.js';
 import { evaluateNeedsApproval } from '../src/tool/approval.js';
+import { getGlobalLogger } from '../src/logger.js';
 import { callModel, classifyModelError, type ToolSpec } from '../src/models/call-model.js';
 import type { CheckedToolCall, GenerateInput, GenerateResult, TranscriptMessage } from '../src/protocol/index.js';
 import { type ActivityDependencies, requireAgent, toToolContext } from './dependencies.js';
@@ -76,6 +77,12 @@ async function generateStep(
       toolCallId: call.toolCallId,
       messages: [...transcript.messages, ...response.responseMessages],
       ...runCtx,
+    }).catch((err: unknown) => {
+      // A policy that cannot decide must not let the call through, nor fail the step: a person decides.
+      getGlobalLogger().warn(`needsApproval of tool '${call.toolName}' threw; asking for approval instead`, {
+        error: err instanceof Error ? err.message : String(err),
+      });
+      return true;
     });
     toolCalls.push({
       toolCallId: call.toolCallId,

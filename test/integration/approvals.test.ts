@@ -155,6 +155,35 @@ describe('approvals', () => {
     });
   });
 
+  it('asks a person when a needsApproval function throws', async () => {
+    const executed: string[] = [];
+    const flaky = createTool({
+      name: 'flaky_policy',
+      description: 'Its approval policy fails.',
+      parameters: z.object({}),
+      needsApproval: () => {
+        throw new Error('policy service down');
+      },
+      execute: async () => {
+        executed.push('ran');
+        return 'ran';
+      },
+    });
+    const model = new ScriptedLanguageModel([
+      { toolCalls: [{ toolName: 'flaky_policy', input: {}, toolCallId: 'f' }] },
+      { text: 'done' },
+    ]);
+    const agent = new Agent({ name: 'flaky', instructions: '', model, tools: [flaky] });
+    await withAgentWorker(env, [agent], async ({ start }) => {
+      const run = await start('flaky', 'go');
+      expect(await pendingIds(run, 1)).toEqual(['f']);
+      expect(executed).toEqual([]);
+      await run.approve('f');
+      await run.result();
+      expect(executed).toEqual(['ran']);
+    });
+  });
+
   it('applies a signalled decision once, ignores duplicates, and keeps a decision that arrives before the wait', async () => {
     const executed: string[] = [];
     const model = new ScriptedLanguageModel([
