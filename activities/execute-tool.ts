@@ -30,8 +30,8 @@ export function createExecuteTool(deps: ActivityDependencies) {
     const ctx = Context.current();
     const agent = requireAgent(deps, input.agentName);
     const resumeFrom = lastCheckpoint(ctx.info.heartbeatDetails);
-    // Beat from the start (keeping the previous attempt's checkpoint): reading the transcript after a crash may
-    // wait for the run's query to be answered.
+    // Heartbeat from the start (carrying the previous attempt's checkpoint until the tool yields again): reading
+    // the transcript after a crash may wait for the run's query to be answered.
     let checkpoint: ToolCheckpoint | undefined = resumeFrom;
     const heartbeat = startHeartbeating(() => checkpoint);
     try {

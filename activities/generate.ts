@@ -18,7 +18,7 @@ export function createGenerate(deps: ActivityDependencies) {
   return async function generate(input: GenerateInput): Promise<GenerateResult> {
     const ctx = Context.current();
     const agent = requireAgent(deps, input.agentName);
-    // Beat from the start: reading the transcript after a crash may wait for the run's query to be answered.
+    // Heartbeat from the start: reading the transcript after a crash may wait for the run's query to be answered.
     const heartbeat = startHeartbeating();
     try {
       return await generateStep(deps, ctx, agent, input);
