@@ -37,6 +37,7 @@ describe('replay of recorded histories', () => {
         'max-steps.json',
         'multi-step-parallel.json',
         'openai-http.json',
+        'server-restart.json',
         'streaming-progress.json',
         'tool-denied-error.json',
         'worker-crash-during-approval.json',
