@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { checkToolCallAsync, runToolPipeline } from '../src/tool/pipeline.js';
 import { getGlobalLogger } from '../src/logger.js';
@@ -35,12 +36,21 @@ export function createExecuteTool(deps: ActivityDependencies) {
     let checkpoint: ToolCheckpoint | undefined = resumeFrom;
     const heartbeat = startHeartbeating(() => checkpoint);
     try {
-      const transcript = await deps.transcripts.read(input.run, input.messageCount);
+      const transcript = await deps.transcripts.read(
+        input.run,
+        input.messageCount,
+        input.mark ? { mark: input.mark } : {},
+      );
       const tools = await deps.runTools.get(agent, input.run, transcript.run);
       const check = await checkToolCallAsync(tools, input.toolName, input.args);
       if (check.kind !== 'valid') {
         // The generate activity checked this call; a mismatch means the worker's tools changed mid-run.
-        return { version: 1, kind: 'error', output: { error: true, message: check.message, toolName: input.toolName } };
+        return {
+          version: 1,
+          kind: 'error',
+          output: { error: true, message: check.message, toolName: input.toolName },
+          outputId: randomUUID(),
+        };
       }
 
       const abortController = new AbortController();
@@ -94,12 +104,14 @@ export function createExecuteTool(deps: ActivityDependencies) {
           output: toJson(outcome.output),
           // Recorded only when it differs from the default encoding, so a large output is stored once.
           ...(check.tool.toModelOutput ? { modelOutput: outcome.modelOutput } : {}),
+          outputId: randomUUID(),
         });
         if (result.kind !== 'denied') {
           // What the workflow will put in the transcript: the next model call on this worker needs no query.
           deps.transcripts.rememberToolOutput(
             input.run,
             input.toolCallId,
+            result.outputId,
             (result.modelOutput ? toJson(result.modelOutput) : defaultModelOutput(result.output)) as ModelToolOutput,
           );
         }
@@ -140,6 +152,7 @@ function sizeChecked(toolName: string, maxBytes: number, result: ExecuteToolResu
   getGlobalLogger().warn(message);
   return {
     version: 1,
+    outputId: result.kind === 'denied' ? randomUUID() : result.outputId,
     kind: 'error',
     output: { error: true, name: 'ToolOutputTooLargeError', message, toolName, code: FailureType.ToolOutputTooLarge },
   };

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import type { Agent } from '../src/agent/agent.js';
 import { checkToolCallAsync } from '../src/tool/pipeline.js';
@@ -34,7 +35,10 @@ async function generateStep(
   agent: Agent,
   input: GenerateInput,
 ): Promise<GenerateResult> {
-  const transcript = await deps.transcripts.read(input.run, input.messageCount, input.delta);
+  const transcript = await deps.transcripts.read(input.run, input.messageCount, {
+    ...(input.delta ? { delta: input.delta } : {}),
+    ...(input.mark ? { mark: input.mark } : {}),
+  });
   const tools = await deps.runTools.get(agent, input.run, transcript.run);
   const visible = new Set(input.toolNames);
   const specs: ToolSpec[] = [];
@@ -93,9 +97,11 @@ async function generateStep(
     });
   }
 
-  deps.transcripts.append(input.run, input.messageCount, response.responseMessages);
+  const responseId = randomUUID();
+  deps.transcripts.append(input.run, input.messageCount, response.responseMessages, responseId);
   return {
     version: 1,
+    responseId,
     messages: response.responseMessages,
     toolCalls,
     finishReason: response.finishReason,

@@ -1,11 +1,11 @@
 import { Context } from '@temporalio/activity';
 import { getGlobalLogger } from '../src/logger.js';
-import type { JsonValue, RunRef, ToolProgress } from '../src/protocol/index.js';
+import { previewOutput, type JsonValue, type RunRef, type ToolProgress } from '../src/protocol/index.js';
 import { toolProgressSignal } from '../workflows/messages.js';
 
 /**
- * Reports a streaming tool's yields to its run as signals, at most one per `intervalMs` and always the latest
- * (a trailing send), so `run.state()` and `run.events()` show progress without a signal per yield in history.
+ * Reports a streaming tool's yields to its run as signals (values shortened to a preview), at most one per interval
+ * and always the latest (a trailing send), so `run.state()` and `run.events()` show progress without a signal per yield in history.
  * The checkpoint itself is the activity heartbeat; this is only what people watch.
  */
 export class ProgressReporter {
@@ -13,6 +13,7 @@ export class ProgressReporter {
   private lastSentAt = 0;
   private timer: NodeJS.Timeout | undefined;
   private sending: Promise<void> = Promise.resolve();
+  private readonly startedAt = Date.now();
 
   constructor(
     private readonly run: RunRef,
@@ -22,11 +23,22 @@ export class ProgressReporter {
 
   /** Records a yield; sends now or schedules a send at the end of the current interval. */
   report(seq: number, value: JsonValue): void {
-    this.latest = { toolCallId: this.toolCallId, seq, value };
+    this.latest = { toolCallId: this.toolCallId, seq, value: previewOutput(value) };
     if (this.timer) return;
-    const wait = this.lastSentAt + this.intervalMs - Date.now();
+    const wait = this.lastSentAt + this.currentInterval() - Date.now();
     if (wait <= 0) this.flush();
     else this.timer = setTimeout(() => this.flush(), wait);
+  }
+
+  /**
+   * Each signal is a few history events, so a long stream reports less often as it goes on: every interval for
+   * the first minute, every 10 intervals until ten minutes, then every 60 (with 500 ms: 0.5 s, 5 s, 30 s). A
+   * two-hour stream then adds a few hundred signals, not tens of thousands.
+   */
+  private currentInterval(): number {
+    const elapsed = Date.now() - this.startedAt;
+    if (elapsed < 60_000) return this.intervalMs;
+    return elapsed < 600_000 ? this.intervalMs * 10 : this.intervalMs * 60;
   }
 
   /** Stops reporting: the tool's result supersedes any progress not yet sent. */

@@ -8,6 +8,7 @@ import {
   isCancellation,
   proxyActivities,
   proxyLocalActivities,
+  log,
   setHandler,
   workflowInfo,
   type ActivityOptions,
@@ -22,6 +23,7 @@ import {
   defaultModelOutput,
   initialMessages,
   previewOutput,
+  previewText,
   type AgentDescription,
   type AgentRunInput,
   type AgentRunOutput,
@@ -31,6 +33,7 @@ import {
   type ModelToolOutput,
   type PendingToolResult,
   type RunContextData,
+  type RunContinuation,
   type RunState,
   type RunStatus,
   type RunningTool,
@@ -41,6 +44,7 @@ import {
   type ToolDescriptor,
   type ToolResultSubmission,
   type TranscriptDelta,
+  type TranscriptMark,
   type TranscriptMessage,
 } from '../src/protocol/index.js';
 import { ApprovalBook } from './approvals.js';
@@ -65,6 +69,15 @@ const { describeAgent } = proxyLocalActivities<Activities>({
   retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 10 },
 });
 
+/** Events carried into the next execution on continue-as-new (older ones stay readable on the previous run). */
+const CARRIED_EVENTS = 1_000;
+
+/** A transcript query answers at most about this many bytes of messages (at least one message). */
+const TRANSCRIPT_PAGE_BYTES = 1_000_000;
+
+/** Continue-as-new only while the carried state is well under Temporal's 2 MB payload limit. */
+const MAX_CONTINUATION_BYTES = 1_500_000;
+
 /** One tool-result part of the tool message that follows a step. */
 type ToolResultPart = { type: 'tool-result'; toolCallId: string; toolName: string; output: ModelToolOutput };
 
@@ -83,18 +96,22 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
     context: input.context ?? {},
   };
   const events = new EventLog(carried?.events);
-  const approvals = new ApprovalBook(carried ? [...carried.approvals] : []);
+  const approvals = new ApprovalBook(carried ? [...carried.approvals] : [], carried?.earlyApprovals ?? []);
   const messages: TranscriptMessage[] = carried ? [...carried.messages] : [];
   const steps: StepSummary[] = carried ? [...carried.steps] : [];
   const pendingToolResults = new Map<string, PendingToolResult>();
-  const submittedToolResults = new Map<string, ToolResultSubmission>();
+  const submittedToolResults = new Map<string, ToolResultSubmission>(
+    (carried?.earlyToolResults ?? []).map((r) => [r.toolCallId, r]),
+  );
   const runningTools = new Map<string, RunningTool>();
   let usage = carried?.usage ?? ZERO_USAGE;
   let status: RunStatus = 'running';
 
   // Handlers are registered before the first await so that early signals and queries are never lost.
+  // Signals have no validator: malformed ones are ignored here (a throw would fail every workflow task).
   setHandler(approvalSignal, (decision) => {
-    approvals.receive(decision);
+    if (approvals.malformed(decision)) log.warn('Ignored a malformed approval signal', { decision });
+    else approvals.receive(decision);
   });
   setHandler(
     approvalUpdate,
@@ -105,7 +122,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
     },
     {
       validator: (decision) => {
-        const why = approvals.rejection(decision);
+        const why = approvals.malformed(decision) ?? approvals.rejection(decision);
         if (why) throw new Error(why);
       },
     },
@@ -113,9 +130,13 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
   const acceptToolResult = (submission: ToolResultSubmission): void => {
     if (!submittedToolResults.has(submission.toolCallId)) submittedToolResults.set(submission.toolCallId, submission);
   };
-  setHandler(toolResultSignal, acceptToolResult);
+  setHandler(toolResultSignal, (submission) => {
+    if (typeof submission?.toolCallId !== 'string') log.warn('Ignored a malformed tool-result signal');
+    else acceptToolResult(submission);
+  });
   setHandler(toolResultUpdate, acceptToolResult, {
     validator: (submission) => {
+      if (typeof submission?.toolCallId !== 'string') throw new Error('toolCallId must be a string.');
       if (!pendingToolResults.has(submission.toolCallId)) {
         const waiting = [...pendingToolResults.keys()];
         throw new Error(
@@ -129,14 +150,15 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
     },
   });
   setHandler(toolProgressSignal, (progress) => {
+    if (typeof progress?.toolCallId !== 'string' || typeof progress.seq !== 'number') return;
     const running = runningTools.get(progress.toolCallId);
     if (!running || (running.progress && running.progress.seq >= progress.seq)) return;
-    running.progress = progress;
+    running.progress = { ...progress, value: previewOutput(progress.value) };
     events.emit({
       type: 'tool-progress',
       toolCallId: progress.toolCallId,
       progressSeq: progress.seq,
-      value: progress.value,
+      value: previewOutput(progress.value),
     });
   });
   setHandler(
@@ -154,12 +176,18 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
     }),
   );
   setHandler(eventsQuery, (after, limit) => events.after(after, limit));
-  setHandler(transcriptQuery, (from, to) => ({
-    runId: workflowInfo().runId,
-    from,
-    messages: messages.slice(from, to ?? messages.length),
-    run,
-  }));
+  setHandler(transcriptQuery, (from, to) => {
+    // Answers are bounded (a query result is one payload under Temporal's limit); callers page with `from`.
+    const end = Math.min(to ?? messages.length, messages.length);
+    const slice: TranscriptMessage[] = [];
+    let bytes = 0;
+    for (let i = from; i < end; i++) {
+      bytes += approximateBytes(messages[i]);
+      if (slice.length > 0 && bytes > TRANSCRIPT_PAGE_BYTES) break;
+      slice.push(messages[i]!);
+    }
+    return { runId: workflowInfo().runId, from, total: messages.length, messages: slice, run };
+  });
 
   try {
     let description: AgentDescription;
@@ -187,7 +215,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
       call: CheckedToolCall,
       args: JsonValue,
       messageCount: number,
-    ): Promise<{ part: ToolResultPart; outcome: ToolCallOutcome; denied?: ToolDeniedData; executed?: boolean }> => {
+    ): Promise<{ part: ToolResultPart; outcome: ToolCallOutcome; denied?: ToolDeniedData; outputId?: string }> => {
       const { toolCallId, toolName } = call;
       const answer = (output: ModelToolOutput, outcome: ToolCallOutcome, eventOutput: JsonValue) => {
         events.emit({ type: 'tool-result', step, toolCallId, toolName, outcome, output: previewOutput(eventOutput) });
@@ -197,7 +225,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
 
       if (call.needsApproval) {
         const decision = await approvals.await({ toolCallId, toolName, args, step }, approvalTimeoutMs, () =>
-          events.emit({ type: 'approval-requested', step, toolCallId, toolName, args }),
+          events.emit({ type: 'approval-requested', step, toolCallId, toolName, args: previewOutput(args) }),
         );
         events.emit({
           type: 'approval-decided',
@@ -216,10 +244,12 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
 
       if (call.clientSide) {
         pendingToolResults.set(toolCallId, { toolCallId, toolName, args, step });
-        events.emit({ type: 'tool-result-requested', step, toolCallId, toolName, args });
+        events.emit({ type: 'tool-result-requested', step, toolCallId, toolName, args: previewOutput(args) });
         await condition(() => submittedToolResults.has(toolCallId));
         pendingToolResults.delete(toolCallId);
         const submission = submittedToolResults.get(toolCallId)!;
+        // Consumed: a later call that reuses this id (some providers number ids per step) waits for its own.
+        submittedToolResults.delete(toolCallId);
         const output: ModelToolOutput = submission.isError
           ? { type: 'error-json', value: submission.output }
           : defaultModelOutput(submission.output);
@@ -242,6 +272,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
           args,
           // Stable across activity retries and replays; unique per tool call of this workflow.
           idempotencyKey: `${info.workflowId}:${step}:${toolCallId}`,
+          ...(mark ? { mark } : {}),
         });
       } finally {
         runningTools.delete(toolCallId);
@@ -252,13 +283,15 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
       }
       return {
         ...answer(result.modelOutput ?? defaultModelOutput(result.output), result.kind, result.output),
-        executed: true,
+        outputId: result.outputId,
       };
     };
 
     let stopReason: StopReason = 'max-steps';
     let finishReason = 'unknown';
     let delta: TranscriptDelta | undefined;
+    let mark: TranscriptMark | undefined;
+    let continuationTooLarge = false;
     while (steps.length < maxSteps) {
       const step = steps.length + 1;
       events.emit({ type: 'step-started', step });
@@ -269,12 +302,14 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
         messageCount: messages.length,
         toolNames,
         ...(delta ? { delta } : {}),
+        ...(mark ? { mark } : {}),
       });
+      mark = { at: messages.length, responseId: generated.responseId };
       messages.push(...generated.messages);
       usage = addUsage(usage, generated.usage);
       finishReason = generated.finishReason;
       const text = assistantText(generated.messages[generated.messages.length - 1]);
-      if (text !== '') events.emit({ type: 'text', step, text });
+      if (text !== '') events.emit({ type: 'text', step, text: previewText(text) });
 
       const argsById = toolCallArgs(generated.messages);
       for (const call of generated.toolCalls) {
@@ -283,21 +318,30 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
           step,
           toolCallId: call.toolCallId,
           toolName: call.toolName,
-          args: argsById.get(call.toolCallId) ?? null,
+          args: previewOutput(argsById.get(call.toolCallId) ?? null),
         });
       }
       const messageCount = messages.length;
-      const settled = await Promise.all(
+      // allSettled, not all: when the run is cancelled (or one call fails), every sibling tool activity finishes
+      // its cancellation and cleanup before the run ends.
+      const outcomes = await Promise.allSettled(
         generated.toolCalls.map((call) =>
           settleToolCall(step, call, argsById.get(call.toolCallId) ?? null, messageCount),
         ),
+      );
+      const rejected = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+      if (rejected) throw rejected.reason;
+      const settled = outcomes.map(
+        (o) => (o as PromiseFulfilledResult<Awaited<ReturnType<typeof settleToolCall>>>).value,
       );
       delta = undefined;
       if (settled.length > 0) {
         delta = {
           at: messages.length,
-          content: settled.map(({ part, executed }) =>
-            executed ? { type: 'tool-result-ref', toolCallId: part.toolCallId, toolName: part.toolName } : part,
+          content: settled.map(({ part, outputId }) =>
+            outputId
+              ? { type: 'tool-result-ref', toolCallId: part.toolCallId, toolName: part.toolName, outputId }
+              : part,
           ),
         };
         messages.push({ role: 'tool', content: settled.map((s) => s.part) });
@@ -330,19 +374,28 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
       if (steps.length < maxSteps && shouldContinueAsNew(input)) {
         await condition(allHandlersFinished);
         const generation = (carried?.generation ?? 0) + 1;
-        events.emit({ type: 'continued-as-new', generation });
-        return await continueAsNew<typeof agentRun>({
-          ...input,
-          continuation: {
-            description,
-            messages,
-            events: events.all(),
-            steps,
-            usage,
-            approvals: approvals.history(),
-            generation,
-          },
-        });
+        const continuation: RunContinuation = {
+          description,
+          messages,
+          // A bounded tail: sequence numbers go on from it, so clients that keep up miss nothing.
+          events: [...events.tail(CARRIED_EVENTS - 1), events.preview({ type: 'continued-as-new', generation })],
+          steps,
+          usage,
+          approvals: approvals.history(),
+          earlyApprovals: approvals.early(),
+          earlyToolResults: [...submittedToolResults.values()],
+          generation,
+        };
+        // Input of the next execution is one payload: past Temporal's limit it could never start. Keep going in
+        // this execution instead (history grows, but the run is not stuck), and say so once.
+        if (approximateBytes(continuation) < MAX_CONTINUATION_BYTES) {
+          events.emit({ type: 'continued-as-new', generation });
+          return await continueAsNew<typeof agentRun>({ ...input, continuation });
+        }
+        if (!continuationTooLarge) {
+          continuationTooLarge = true;
+          log.warn('Run state too large to continue as new; continuing in this execution', { step });
+        }
       }
     }
 
@@ -377,6 +430,11 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
     }
     throw err;
   }
+}
+
+/** Size of a value as JSON, in UTF-16 units: close enough to its payload size for a limit check. */
+function approximateBytes(value: unknown): number {
+  return JSON.stringify(value).length;
 }
 
 /** The innermost cause's message: "Activity task failed" says less than what made the activity fail. */

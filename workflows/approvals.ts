@@ -12,9 +12,31 @@ export class ApprovalBook {
   /** Tool-call ids whose approval is settled (decided or timed out). */
   private readonly settled = new Set<string>();
 
-  constructor(private readonly records: ApprovalRecord[]) {
-    // Decisions carried over continue-as-new stay settled, so a late duplicate is still ignored.
+  constructor(
+    private readonly records: ApprovalRecord[],
+    early: ApprovalDecision[] = [],
+  ) {
+    // Decisions carried over continue-as-new stay settled, so a late duplicate is still ignored; early decisions
+    // (received before their call was made) still wait for it.
     for (const record of records) this.settled.add(record.toolCallId);
+    for (const decision of early) this.received.set(decision.toolCallId, decision);
+  }
+
+  /** Decisions received for calls the run has not asked about yet, to carry over continue-as-new. */
+  early(): ApprovalDecision[] {
+    return [...this.received.values()];
+  }
+
+  /** Why a decision is not even well-formed, or undefined. */
+  malformed(decision: ApprovalDecision | null | undefined): string | undefined {
+    if (typeof decision !== 'object' || decision === null) return 'A decision must be an object.';
+    if (typeof decision.toolCallId !== 'string' || decision.toolCallId === '') {
+      return 'toolCallId must be a non-empty string.';
+    }
+    if (typeof decision.approved !== 'boolean') return 'approved must be true or false.';
+    if (decision.reason !== undefined && typeof decision.reason !== 'string') return 'reason must be a string.';
+    if (decision.approver !== undefined && typeof decision.approver !== 'string') return 'approver must be a string.';
+    return undefined;
   }
 
   list(): PendingApproval[] {
@@ -35,8 +57,6 @@ export class ApprovalBook {
   /** Why an update's decision must be rejected, or undefined when it is acceptable. Touches nothing. */
   rejection(decision: ApprovalDecision): string | undefined {
     const id = decision.toolCallId;
-    if (typeof id !== 'string' || id === '') return 'toolCallId must be a non-empty string.';
-    if (typeof decision.approved !== 'boolean') return 'approved must be true or false.';
     if (this.settled.has(id) || this.received.has(id)) return `The approval for tool call '${id}' was already decided.`;
     if (!this.pending.has(id)) {
       const waiting = [...this.pending.keys()];
@@ -56,6 +76,8 @@ export class ApprovalBook {
     timeoutMs: number | undefined,
     onRequested: (pending: PendingApproval) => void,
   ): Promise<ApprovalRecord> {
+    // A provider may reuse an id in a later step: that is a new request, not the one already decided.
+    this.settled.delete(request.toolCallId);
     const requestedAt = new Date();
     const pending: PendingApproval = {
       ...request,
@@ -94,9 +116,9 @@ export class ApprovalBook {
     return record;
   }
 
-  /** The decision recorded for a tool call, once settled. */
+  /** The latest decision recorded for a tool call, once settled. */
   recordFor(toolCallId: string): ApprovalRecord | undefined {
-    return this.records.find((r) => r.toolCallId === toolCallId);
+    return this.records.findLast((r) => r.toolCallId === toolCallId);
   }
 }
 

@@ -13,9 +13,19 @@ export class EventLog {
 
   /** Appends an event stamped with workflow time (deterministic under replay). */
   emit(body: RunEventBody): RunEvent {
-    const event = { ...body, seq: this.lastSeq + 1, at: new Date().toISOString() } as RunEvent;
+    const event = this.preview(body);
     this.events.push(event);
     return event;
+  }
+
+  /** The event `emit(body)` would append now, without appending it. */
+  preview(body: RunEventBody): RunEvent {
+    return { ...body, seq: this.lastSeq + 1, at: new Date().toISOString() } as RunEvent;
+  }
+
+  /** The last `count` events. */
+  tail(count: number): RunEvent[] {
+    return this.events.slice(Math.max(0, this.events.length - count));
   }
 
   get lastSeq(): number {

@@ -80,7 +80,13 @@ export class AgentRun {
 
   /** The run's transcript (system prompt, input, model responses, tool results). Works after the run ended. */
   async messages(): Promise<TranscriptMessage[]> {
-    return (await this.handle.query(transcriptQuery, 0)).messages;
+    const messages: TranscriptMessage[] = [];
+    // The run answers in pages of about 1 MB.
+    for (;;) {
+      const slice = await this.handle.query(transcriptQuery, messages.length);
+      messages.push(...slice.messages);
+      if (slice.messages.length === 0 || messages.length >= slice.total) return messages;
+    }
   }
 
   /** Status, step, pending approvals and client-side tool calls, running tools. */
@@ -97,7 +103,7 @@ export class AgentRun {
   ): AsyncGenerator<RunEvent> {
     let after = options.after ?? 0;
     const interval = options.pollIntervalMs ?? 200;
-    for (;;) {
+    for (let idle = 0; ; ) {
       if (options.signal?.aborted) return;
       const batch = await this.handle.query(eventsQuery, after, 500);
       for (const event of batch) {
@@ -105,7 +111,17 @@ export class AgentRun {
         yield event;
         if (TERMINAL_EVENT_TYPES.has(event.type)) return;
       }
-      if (batch.length === 0) await sleep(interval, options.signal);
+      if (batch.length > 0) {
+        idle = 0;
+        continue;
+      }
+      // A run terminated or timed out by Temporal records no terminal event: stop once it is closed and drained.
+      if (++idle % 10 === 0 && (await this.handle.describe()).status.name !== 'RUNNING') {
+        const rest = await this.handle.query(eventsQuery, after, 500);
+        for (const event of rest) yield event;
+        return;
+      }
+      await sleep(interval, options.signal);
     }
   }
 

@@ -29,6 +29,14 @@ export interface GenerateInput {
   toolNames: string[];
   /** The previous step's tool message, with executed results as references (see {@link TranscriptDelta}). */
   delta?: TranscriptDelta;
+  /** The latest model response the run recorded, so a worker can tell whether its cached copy is that one. */
+  mark?: TranscriptMark;
+}
+
+/** Where the run's latest recorded model response starts in the transcript, and which response it is. */
+export interface TranscriptMark {
+  at: number;
+  responseId: string;
 }
 
 /** A tool result that an `executeTool` activity produced, referenced by its tool-call id instead of copied. */
@@ -36,6 +44,8 @@ export interface ToolResultRef {
   type: 'tool-result-ref';
   toolCallId: string;
   toolName: string;
+  /** The recorded result's `outputId`: a worker holding another attempt's output does not use it. */
+  outputId: string;
 }
 
 /**
@@ -66,6 +76,8 @@ export type CheckedToolCall =
 /** Output of `generate`: one model call. */
 export interface GenerateResult {
   version: 1;
+  /** Unique per attempt: tells the worker caches which response the run recorded. */
+  responseId: string;
   /** Messages to append to the transcript (the assistant message). */
   messages: TranscriptMessage[];
   toolCalls: CheckedToolCall[];
@@ -85,6 +97,8 @@ export interface ExecuteToolInput {
   args: JsonValue;
   /** Stable across retries, unique per tool call and run. */
   idempotencyKey: string;
+  /** See {@link GenerateInput.mark}. */
+  mark?: TranscriptMark;
 }
 
 /**
@@ -92,7 +106,14 @@ export interface ExecuteToolInput {
  * default encoding, so a large output is recorded once.
  */
 export type ExecuteToolResult =
-  | { version: 1; kind: 'ok' | 'error'; output: JsonValue; modelOutput?: ModelToolOutput }
+  | {
+      version: 1;
+      kind: 'ok' | 'error';
+      output: JsonValue;
+      modelOutput?: ModelToolOutput;
+      /** Unique per attempt: tells the worker caches which output the run recorded. */
+      outputId: string;
+    }
   | { version: 1; kind: 'denied'; error: ToolDeniedData };
 
 /** A `ToolDeniedError` as data, so it can end the run with code and HTTP status intact. */
@@ -107,6 +128,8 @@ export interface ToolDeniedData {
 export interface TranscriptSlice {
   runId: string;
   from: number;
+  /** Messages in the transcript; the slice may stop short of `to` (about 1 MB per answer): ask again from there. */
+  total: number;
   messages: TranscriptMessage[];
   run: RunContextData;
 }

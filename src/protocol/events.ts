@@ -51,6 +51,13 @@ export const TERMINAL_EVENT_TYPES: ReadonlySet<RunEvent['type']> = new Set(['fin
 /** Events kept in a tool-result event are previews: outputs larger than this are truncated to a string. */
 export const EVENT_OUTPUT_PREVIEW_CHARS = 2_000;
 
+/** A bounded preview of a text for the event log (the full text lives in the transcript). */
+export function previewText(text: string): string {
+  return text.length <= EVENT_OUTPUT_PREVIEW_CHARS
+    ? text
+    : `${text.slice(0, EVENT_OUTPUT_PREVIEW_CHARS)}… (${text.length} chars)`;
+}
+
 /** A bounded preview of an output for the event log (the full output lives in the transcript). */
 export function previewOutput(output: JsonValue): JsonValue {
   const text = typeof output === 'string' ? output : JSON.stringify(output);

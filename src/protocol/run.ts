@@ -29,6 +29,10 @@ export interface RunContinuation {
   steps: StepSummary[];
   usage: Usage;
   approvals: ApprovalRecord[];
+  /** Approval decisions received before the run asked for them. */
+  earlyApprovals?: ApprovalDecision[];
+  /** Client-side tool results received before the run asked for them. */
+  earlyToolResults?: ToolResultSubmission[];
   generation: number;
 }
 
