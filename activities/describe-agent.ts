@@ -1,4 +1,11 @@
-import { DEFAULT_MAX_STEPS, type DescribeAgentInput, type DescribeAgentResult } from '../src/protocol/index.js';
+import {
+  DEFAULT_MAX_STEPS,
+  type DescribeAgentInput,
+  type DescribeAgentResult,
+  type GenerateActivityOptions,
+  type ToolActivityOptions,
+} from '../src/protocol/index.js';
+import { toJsonValue } from '../src/tool/json-safe.js';
 import { type ActivityDependencies, requireAgent, toToolContext } from './dependencies.js';
 
 /**
@@ -20,6 +27,10 @@ export function createDescribeAgent(deps: ActivityDependencies) {
       tools: tools.getToolDescriptors(),
       maxSteps: agent.maxSteps ?? DEFAULT_MAX_STEPS,
       approval: approvalTimeoutMs !== undefined ? { timeoutMs: approvalTimeoutMs } : {},
+      ...(agent.activity?.generate
+        ? { generateActivity: toJsonValue(agent.activity.generate) as GenerateActivityOptions }
+        : {}),
+      ...(agent.activity?.tools ? { toolActivity: toJsonValue(agent.activity.tools) as ToolActivityOptions } : {}),
       ...(prompt.retrieverError !== undefined ? { retrieverError: prompt.retrieverError } : {}),
     };
   };

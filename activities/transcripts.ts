@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import {
   FailureType,
+  readTranscript,
   type ModelToolOutput,
   type RunContextData,
   type RunRef,
@@ -93,14 +94,15 @@ export class TranscriptCache {
     if (!cached || cached.messages.length < count) {
       cached ??= { key, messages: [], run: undefined as unknown as RunContextData, responses: new Map(), bytes: 0 };
       // Page through the query: each answer is bounded in size.
-      let answered = cached.run !== undefined;
-      while (cached.messages.length < count) {
-        const slice = await queryTranscript(ref, cached.messages.length, count);
-        cached.run = slice.run;
-        answered = true;
-        if (slice.messages.length === 0) break;
-        this.push(cached, slice.messages);
-      }
+      const handle = Context.current().client.workflow.getHandle(ref.workflowId, ref.runId);
+      const page = await readTranscript(
+        (from, to, fromPart) => handle.query(transcriptQuery, from, to, fromPart),
+        cached.messages.length,
+        count,
+      );
+      if (page.run) cached.run = page.run;
+      const answered = cached.run !== undefined;
+      this.push(cached, page.messages);
       if (cached.messages.length < count || !answered) {
         throw ApplicationFailure.create({
           type: FailureType.TranscriptUnavailable,
@@ -179,9 +181,4 @@ export class TranscriptCache {
 
 function runKey(ref: RunRef): string {
   return `${ref.workflowId}/${ref.runId}`;
-}
-
-async function queryTranscript(ref: RunRef, from: number, to: number) {
-  const handle = Context.current().client.workflow.getHandle(ref.workflowId, ref.runId);
-  return await handle.query(transcriptQuery, from, to);
 }

@@ -176,9 +176,26 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
     }),
   );
   setHandler(eventsQuery, (after, limit) => events.after(after, limit));
-  setHandler(transcriptQuery, (from, to) => {
+  setHandler(transcriptQuery, (from, to, fromPart = 0) => {
     // Answers are bounded (a query result is one payload under Temporal's limit); callers page with `from`.
     const end = Math.min(to ?? messages.length, messages.length);
+    const answer = { runId: workflowInfo().runId, from, total: messages.length, run };
+    const first = messages[from];
+    if (first && Array.isArray(first.content) && (fromPart > 0 || approximateBytes(first) > TRANSCRIPT_PAGE_BYTES)) {
+      // One message larger than a page (say, a step with several big tool outputs) comes in pieces of its parts.
+      const parts: unknown[] = [];
+      let bytes = 0;
+      for (let i = fromPart; i < first.content.length; i++) {
+        bytes += approximateBytes(first.content[i]);
+        if (parts.length > 0 && bytes > TRANSCRIPT_PAGE_BYTES) break;
+        parts.push(first.content[i]);
+      }
+      return {
+        ...answer,
+        messages: [],
+        piece: { role: first.role, fromPart, parts, totalParts: first.content.length },
+      };
+    }
     const slice: TranscriptMessage[] = [];
     let bytes = 0;
     for (let i = from; i < end; i++) {
@@ -186,7 +203,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
       if (slice.length > 0 && bytes > TRANSCRIPT_PAGE_BYTES) break;
       slice.push(messages[i]!);
     }
-    return { runId: workflowInfo().runId, from, total: messages.length, messages: slice, run };
+    return { ...answer, messages: slice };
   });
 
   try {

@@ -38,5 +38,10 @@ export const stateQuery = defineQuery<RunState>('durable-agent.state');
 /** Run events with `seq` greater than `after`, at most `limit` of them. */
 export const eventsQuery = defineQuery<RunEvent[], [after: number, limit?: number]>('durable-agent.events');
 
-/** Transcript messages `[from, to)` of this execution, with the run context. Activities read it instead of input. */
-export const transcriptQuery = defineQuery<TranscriptSlice, [from: number, to?: number]>('durable-agent.transcript');
+/**
+ * Transcript messages `[from, to)` of this execution, with the run context, in pages of about 1 MB; a message larger
+ * than a page comes in pieces of its parts, from `fromPart` (see `readTranscript`). Activities read it instead of input.
+ */
+export const transcriptQuery = defineQuery<TranscriptSlice, [from: number, to?: number, fromPart?: number]>(
+  'durable-agent.transcript',
+);

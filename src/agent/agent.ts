@@ -50,6 +50,8 @@ export class Agent {
   readonly markdown: boolean;
   readonly maxSteps?: number;
   readonly approval?: AgentApprovalOptions;
+  /** Temporal activity options for model calls and (as defaults) tools. */
+  readonly activity?: AgentOptions['activity'];
   /** `approval.timeout` in milliseconds; undefined when approvals wait forever. */
   readonly approvalTimeoutMs?: number;
   readonly mcp?: unknown;
@@ -69,6 +71,7 @@ export class Agent {
     this.markdown = options.markdown ?? false;
     this.maxSteps = options.maxSteps;
     this.approval = options.approval;
+    this.activity = options.activity;
     if (options.approval?.timeout !== undefined) this.approvalTimeoutMs = durationToMs(options.approval.timeout);
     this.mcp = options.mcp;
     this.toolManager = new ToolManager(Array.isArray(options.tools) ? options.tools : []);

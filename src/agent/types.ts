@@ -1,3 +1,4 @@
+import type { GenerateActivityOptions, ToolActivityOptions } from '../protocol/descriptor.js';
 import type { LanguageModel } from 'ai';
 import type { AgentToolHooks } from '../tool/agent-hooks.js';
 import type { Retriever } from '../tool/retriever/types.js';
@@ -61,6 +62,11 @@ export interface AgentOptions {
   /** Step budget of a run. */
   maxSteps?: number;
   approval?: AgentApprovalOptions;
+  /**
+   * Temporal activity options for this agent's runs: `generate` for each model call (default: 5 minutes, heartbeat
+   * 30 s, 8 attempts), `tools` as defaults under each tool's own `activity` options.
+   */
+  activity?: { generate?: GenerateActivityOptions; tools?: ToolActivityOptions };
   /** MCP servers whose tools the agent uses (an `MCPConfiguration`); listed and called by the durable runtime. */
   mcp?: unknown;
 }

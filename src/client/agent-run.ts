@@ -4,6 +4,7 @@ import { ToolDeniedError } from '../tool/errors/tool-denied-error.js';
 import { RunRequestRejectedError } from './errors/run-request-rejected-error.js';
 import {
   FailureType,
+  readTranscript,
   TERMINAL_EVENT_TYPES,
   type AgentRunOutput,
   type ApprovalRecord,
@@ -80,13 +81,12 @@ export class AgentRun {
 
   /** The run's transcript (system prompt, input, model responses, tool results). Works after the run ended. */
   async messages(): Promise<TranscriptMessage[]> {
-    const messages: TranscriptMessage[] = [];
-    // The run answers in pages of about 1 MB.
-    for (;;) {
-      const slice = await this.handle.query(transcriptQuery, messages.length);
-      messages.push(...slice.messages);
-      if (slice.messages.length === 0 || messages.length >= slice.total) return messages;
-    }
+    // The run answers in pages of about 1 MB; a larger message comes in pieces.
+    const page = await readTranscript(
+      (from, to, fromPart) => this.handle.query(transcriptQuery, from, to, fromPart),
+      0,
+    );
+    return page.messages;
   }
 
   /** Status, step, pending approvals and client-side tool calls, running tools. */

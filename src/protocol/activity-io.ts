@@ -131,5 +131,7 @@ export interface TranscriptSlice {
   /** Messages in the transcript; the slice may stop short of `to` (about 1 MB per answer): ask again from there. */
   total: number;
   messages: TranscriptMessage[];
+  /** Set instead of `messages` when message `from` alone is larger than a page: some of its content parts. */
+  piece?: { role: TranscriptMessage['role']; fromPart: number; parts: unknown[]; totalParts: number };
   run: RunContextData;
 }

@@ -7,3 +7,4 @@ export * from './activity-io.js';
 export * from './events.js';
 export * from './run.js';
 export * from './constants.js';
+export * from './transcript-pages.js';

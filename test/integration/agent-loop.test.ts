@@ -225,7 +225,14 @@ describe('agent loop', () => {
     const looping = new ScriptedLanguageModel(
       Array.from({ length: 10 }, () => ({ toolCalls: [{ toolName: 'ping', input: {} }] })),
     );
-    const agent = new Agent({ name: 'looper', instructions: '', model: looping, tools: [ping], maxSteps: 8 });
+    const agent = new Agent({
+      name: 'looper',
+      instructions: '',
+      model: looping,
+      tools: [ping],
+      maxSteps: 8,
+      activity: { generate: { startToCloseTimeout: '45s' }, tools: { heartbeatTimeout: '7s' } },
+    });
 
     await withAgentWorker(env, [agent], async ({ start }) => {
       const run = await start('looper', 'go', { maxSteps: 3 });
@@ -235,6 +242,12 @@ describe('agent loop', () => {
       expect(looping.requests).toHaveLength(3);
       const history = await run.handle.fetchHistory();
       expect(activityCounts(history)).toEqual({ describeAgent: 1, generate: 3, executeTool: 3 });
+      // The agent's activity options reached Temporal.
+      const scheduled = (type: string) =>
+        history.events?.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type)
+          ?.activityTaskScheduledEventAttributes;
+      expect(Number(scheduled('generate')?.startToCloseTimeout?.seconds)).toBe(45);
+      expect(Number(scheduled('executeTool')?.heartbeatTimeout?.seconds)).toBe(7);
       await recordHistory('max-steps', env, run.id);
     });
   });

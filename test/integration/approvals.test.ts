@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
 import { RunRequestRejectedError } from '../../src/client/errors/run-request-rejected-error.js';
+import { approvalSignal } from '../../workflows/messages.js';
 import type { AgentRun } from '../../src/client/agent-run.js';
 import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
 import { createTool } from '../../src/tool/tool.js';
@@ -207,6 +208,31 @@ describe('approvals', () => {
         ['d2', true, 'first'],
       ]);
       await recordHistory('approval-early-and-duplicate', env, run.id);
+    });
+  });
+
+  it('keeps an early decision across continue-as-new, and ignores malformed signals', async () => {
+    const executed: string[] = [];
+    const model = new ScriptedLanguageModel([
+      { toolCalls: [{ toolName: 'list_files', input: {}, toolCallId: 'l1' }] },
+      { toolCalls: [{ toolName: 'list_files', input: {}, toolCallId: 'l2' }] },
+      { toolCalls: [{ toolName: 'delete_file', input: { path: 'late.txt' }, toolCallId: 'late' }] },
+      { text: 'done' },
+    ]);
+    await withAgentWorker(env, [fileAgent(model, executed)], async ({ start, client }) => {
+      // A tiny history budget: the run continues as new between steps, before it asks about 'late'.
+      const run = await start('files', 'list twice, then delete', { historyEventBudget: 1 });
+      await run.approve('late', { signal: true, approver: 'early' });
+      // Malformed decisions are ignored instead of breaking the run.
+      await run.handle.signal(approvalSignal, null as never);
+      await run.handle.signal(approvalSignal, { toolCallId: 'late', approved: 'false' } as never);
+      const result = await run.result();
+      expect(result.text).toBe('done');
+      expect(executed).toContain('delete late.txt');
+      expect(result.approvals).toMatchObject([{ toolCallId: 'late', approved: true, approver: 'early' }]);
+      // It did continue as new on the way.
+      const latest = await client.temporal.workflow.getHandle(run.id).describe();
+      expect(latest.runId).not.toBe(latest.raw.workflowExecutionInfo?.firstRunId);
     });
   });
 

@@ -123,4 +123,47 @@ describe('cancellation', () => {
       await recordHistory('cancel-during-approval', env, run.id);
     });
   });
+
+  it('lets a running sibling tool finish its cleanup when the run is cancelled during an approval wait', async () => {
+    const seen: string[] = [];
+    const longTask = createTool({
+      name: 'long_task',
+      description: 'Runs until aborted, then cleans up slowly.',
+      parameters: z.object({}),
+      activity: { heartbeatTimeout: '2s' },
+      execute: async (_args, options) => {
+        seen.push('started');
+        await new Promise<void>((resolve) => options?.abortSignal?.addEventListener('abort', () => resolve()));
+        await new Promise((r) => setTimeout(r, 800));
+        seen.push('cleaned up');
+        throw options?.abortSignal?.reason ?? new Error('aborted');
+      },
+    });
+    const risky = createTool({
+      name: 'risky',
+      description: 'Needs approval.',
+      parameters: z.object({}),
+      needsApproval: true,
+      execute: async () => 'ran',
+    });
+    const model = new ScriptedLanguageModel([
+      {
+        toolCalls: [
+          { toolName: 'long_task', input: {}, toolCallId: 't' },
+          { toolName: 'risky', input: {}, toolCallId: 'r' },
+        ],
+      },
+    ]);
+    const agent = new Agent({ name: 'siblings', instructions: '', model, tools: [longTask, risky] });
+    await withAgentWorker(env, [agent], async ({ start }) => {
+      const run = await start('siblings', 'both');
+      await expect.poll(async () => (await run.state()).pendingApprovals.length, { timeout: 10_000 }).toBe(1);
+      await expect.poll(() => seen.includes('started'), { timeout: 10_000 }).toBe(true);
+      await cancelAndConfirm(run);
+      // The run ended only after the sibling tool's cleanup.
+      expect(seen).toEqual(['started', 'cleaned up']);
+      const history = await run.handle.fetchHistory();
+      expect(history.events?.some((e) => e.activityTaskCanceledEventAttributes)).toBe(true);
+    });
+  });
 });

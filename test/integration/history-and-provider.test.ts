@@ -71,6 +71,40 @@ describe('history', () => {
   });
 });
 
+describe('large transcripts', () => {
+  it('completes a run whose transcript outgrows one payload, without continuing as new past the limit', async () => {
+    const dump = createTool({
+      name: 'dump',
+      description: 'Returns a large export.',
+      parameters: z.object({ part: z.number() }),
+      execute: async ({ part }) => `${part}`.repeat(1_200_000),
+    });
+    const model = new ScriptedLanguageModel([
+      {
+        toolCalls: [
+          { toolName: 'dump', input: { part: 1 }, toolCallId: 'a' },
+          { toolName: 'dump', input: { part: 2 }, toolCallId: 'b' },
+        ],
+      },
+      { toolCalls: [{ toolName: 'dump', input: { part: 3 }, toolCallId: 'c' }] },
+      { text: 'exported' },
+    ]);
+    const agent = new Agent({ name: 'exporter', instructions: '', model, tools: [dump] });
+    await withAgentWorker(env, [agent], async ({ start }) => {
+      // Every step would continue as new, but 2.4 MB of transcript cannot be carried in one payload.
+      const run = await start('exporter', 'export everything', { historyEventBudget: 1 });
+      const result = await run.result();
+      expect(result.text).toBe('exported');
+      // The transcript query answers in pages, so the whole 3.6 MB transcript is readable.
+      const outputs = result.toolResults.map((r) => (r.output as { value: string }).value.length);
+      expect(outputs).toEqual([1_200_000, 1_200_000, 1_200_000]);
+      // Carrying 2.4 MB into a new execution is impossible, so it stayed in its first execution.
+      const description = await run.handle.describe();
+      expect(description.runId).toBe(description.raw.workflowExecutionInfo?.firstRunId);
+    });
+  });
+});
+
 describe('OpenAI provider over HTTP', () => {
   it('runs a tool-calling conversation through @ai-sdk/openai against an OpenAI-compatible server', async () => {
     const server = await startOpenAIFakeServer({
