@@ -8,6 +8,7 @@ import {
   type RunRef,
   type TranscriptDelta,
   type TranscriptMessage,
+  type TranscriptSlice,
   type TranscriptMark,
 } from '../src/protocol/index.js';
 import { transcriptQuery } from '../workflows/messages.js';
@@ -36,6 +37,9 @@ export interface TranscriptReadHints {
   mark?: TranscriptMark;
 }
 
+/** Reads one page of a run's transcript; by default the run's transcript query through the activity's client. */
+export type TranscriptQueryFn = (ref: RunRef, from: number, to: number, fromPart: number) => Promise<TranscriptSlice>;
+
 /** Limits of the worker's transcript cache. */
 export interface TranscriptCacheLimits {
   maxRuns?: number;
@@ -59,7 +63,10 @@ export class TranscriptCache {
   private readonly maxBytes: number;
   private readonly toolOutputTtlMs: number;
 
-  constructor(limits: TranscriptCacheLimits = {}) {
+  constructor(
+    limits: TranscriptCacheLimits = {},
+    private readonly query: TranscriptQueryFn = queryRun,
+  ) {
     this.maxRuns = limits.maxRuns ?? 500;
     this.maxBytes = limits.maxBytes ?? 256 * 1024 * 1024;
     this.toolOutputTtlMs = limits.toolOutputTtlMs ?? 15 * 60_000;
@@ -84,8 +91,11 @@ export class TranscriptCache {
   ): Promise<{ messages: TranscriptMessage[]; run: RunContextData }> {
     const key = runKey(ref);
     let cached = this.runs.get(key);
-    if (cached && hints.mark && cached.messages.length > hints.mark.at) {
-      if (cached.responses.get(hints.mark.at) !== hints.mark.responseId) this.truncate(cached, hints.mark.at);
+    // Only copies this worker appended can be stale (an attempt whose result was not the one recorded); what came
+    // from the run's query is the record itself.
+    const local = hints.mark ? cached?.responses.get(hints.mark.at) : undefined;
+    if (cached && hints.mark && local !== undefined && local !== hints.mark.responseId) {
+      this.truncate(cached, hints.mark.at);
     }
     if (cached && hints.delta && cached.messages.length === hints.delta.at) {
       const message = this.resolve(key, hints.delta);
@@ -94,9 +104,8 @@ export class TranscriptCache {
     if (!cached || cached.messages.length < count) {
       cached ??= { key, messages: [], run: undefined as unknown as RunContextData, responses: new Map(), bytes: 0 };
       // Page through the query: each answer is bounded in size.
-      const handle = Context.current().client.workflow.getHandle(ref.workflowId, ref.runId);
       const page = await readTranscript(
-        (from, to, fromPart) => handle.query(transcriptQuery, from, to, fromPart),
+        (from, to, fromPart) => this.query(ref, from, to ?? count, fromPart),
         cached.messages.length,
         count,
       );
@@ -181,4 +190,9 @@ export class TranscriptCache {
 
 function runKey(ref: RunRef): string {
   return `${ref.workflowId}/${ref.runId}`;
+}
+
+async function queryRun(ref: RunRef, from: number, to: number, fromPart: number): Promise<TranscriptSlice> {
+  const handle = Context.current().client.workflow.getHandle(ref.workflowId, ref.runId);
+  return await handle.query(transcriptQuery, from, to, fromPart);
 }
