@@ -27,7 +27,7 @@ const toolMessage = (value: string): TranscriptMessage => ({
 
 describe('TranscriptCache', () => {
   it('queries only what it lacks, and nothing after its own model response', async () => {
-    const transcript = [user];
+    const transcript: TranscriptMessage[] = [user];
     const { queries, query } = fakeRun(transcript);
     const cache = new TranscriptCache({}, query);
     expect((await cache.read(ref, 1)).messages).toEqual([user]);
