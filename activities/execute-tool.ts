@@ -3,6 +3,8 @@ import { Context } from '@temporalio/activity';
 import { checkToolCallAsync, runToolPipeline } from '../src/tool/pipeline.js';
 import { getGlobalLogger } from '../src/logger.js';
 import { createToolExecuteOptions } from '../src/tool/execute-options.js';
+import { toJsonValue } from '../src/tool/json-safe.js';
+import type { ToolCheckpoint } from '../src/tool/tool.js';
 import {
   FailureType,
   defaultModelOutput,
@@ -14,12 +16,6 @@ import {
 import { type ActivityDependencies, requireAgent, toToolContext } from './dependencies.js';
 import { startHeartbeating } from './heartbeat.js';
 import { ProgressReporter } from './progress.js';
-
-/** A streaming tool's last recorded yield, kept as the activity's heartbeat details. */
-export interface ToolCheckpoint {
-  seq: number;
-  value: unknown;
-}
 
 /**
  * Runs one tool call through the tool library's pipeline (hooks, output validation, overrides, error results).
@@ -133,10 +129,12 @@ function lastCheckpoint(details: unknown): ToolCheckpoint | undefined {
   return undefined;
 }
 
-/** Tool outputs are recorded in history: anything JSON cannot carry is dropped the way JSON.stringify drops it. */
+/**
+ * Tool outputs are recorded in history as JSON: `toJsonValue` keeps what JSON can carry (and turns a circular
+ * reference into a marker instead of failing the activity).
+ */
 function toJson(value: unknown): JsonValue {
-  if (value === undefined) return null;
-  return JSON.parse(JSON.stringify(value)) as JsonValue;
+  return toJsonValue(value) ?? null;
 }
 
 /**

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import type { Agent } from '../src/agent/agent.js';
 import { checkToolCallAsync } from '../src/tool/pipeline.js';
-import { toolModelSpec } from '../src/tool/tool-spec.js';
 import { evaluateNeedsApproval } from '../src/tool/approval.js';
 import { getGlobalLogger } from '../src/logger.js';
 import { callModel, classifyModelError, type ToolSpec } from '../src/models/call-model.js';
@@ -41,11 +40,7 @@ async function generateStep(
   });
   const tools = await deps.runTools.get(agent, input.run, transcript.run);
   const visible = new Set(input.toolNames);
-  const specs: ToolSpec[] = [];
-  for (const name of input.toolNames) {
-    const tool = tools.getToolByName(name);
-    if (tool) specs.push(toolModelSpec(tool));
-  }
+  const specs: ToolSpec[] = input.toolNames.flatMap((name) => tools.getToolSpec(name) ?? []);
   const [first, ...rest] = transcript.messages;
   const system = first?.role === 'system' && typeof first.content === 'string' ? first.content : undefined;
   const conversation: TranscriptMessage[] = system !== undefined ? rest : transcript.messages;

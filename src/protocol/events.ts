@@ -62,5 +62,5 @@ export function previewText(text: string): string {
 export function previewOutput(output: JsonValue): JsonValue {
   const text = typeof output === 'string' ? output : JSON.stringify(output);
   if (text === undefined || text.length <= EVENT_OUTPUT_PREVIEW_CHARS) return output;
-  return `${text.slice(0, EVENT_OUTPUT_PREVIEW_CHARS)}… (${text.length} chars)`;
+  return previewText(text);
 }
