@@ -1,7 +1,6 @@
 // Runs agents on a real worker against the suite's Temporal dev server: one bundle per test file, a fresh task
 // queue per test, and every run started with an execution timeout so a regression fails instead of hanging.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { AgentClient, type StartRunOptions } from '../../src/client/agent-client.js';
@@ -10,6 +9,7 @@ import { ProviderRegistry } from '../../src/models/provider-registry.js';
 import type { ScriptedRequest } from '../../src/models/scripted-model.js';
 import { createAgentWorker, workflowsPath, type AgentWorkerOptions } from '../../src/worker/create-agent-worker.js';
 import { scheduledActivities, type History } from './history.js';
+import { currentVersion, HISTORIES_DIR, sha256 } from './release-fixtures.js';
 import { bundleWorkflows, uniqueTaskQueue } from './temporal.js';
 
 /** Options of {@link withAgentWorker}. */
@@ -74,17 +74,22 @@ export function activityCounts(history: History): Record<string, number> {
   return counts;
 }
 
-const HISTORY_DIR = fileURLToPath(new URL('../fixtures/histories/', import.meta.url));
-
 /**
- * Saves a run's history as a replay fixture when `RECORD_HISTORIES=1`. The committed fixtures are replayed by
- * `test/integration/replay.test.ts` against the current workflow code.
+ * Saves a run's history as a replay fixture of the current package version when `RECORD_HISTORIES=1`, and adds it
+ * to that version's manifest. Committed fixtures are replayed by `test/integration/replay.test.ts` against the
+ * current workflow code. An existing fixture is never overwritten: runs recorded by a released workflow must keep
+ * replaying, so a change that breaks one needs `patched()` (docs/upgrading.md), not a new recording.
  */
 export async function recordHistory(name: string, env: TestWorkflowEnvironment, workflowId: string): Promise<void> {
   if (process.env.RECORD_HISTORIES !== '1') return;
+  const dir = `${HISTORIES_DIR}${currentVersion()}/`;
+  const file = `${name}.json`;
+  if (existsSync(`${dir}${file}`)) return;
   const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
-  mkdirSync(HISTORY_DIR, { recursive: true });
-  writeFileSync(`${HISTORY_DIR}${name}.json`, historyToJSON(history));
+  const json = historyToJSON(history);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(`${dir}${file}`, json);
+  appendFileSync(`${dir}SHA256SUMS`, `${sha256(json)}  ${file}\n`);
 }
 
 /** The tool results a scripted model received in one request, by tool-call id, in prompt order. */
