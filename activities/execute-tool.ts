@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
-import { checkToolCallAsync, runToolPipeline } from '../src/tool/pipeline.js';
+import { checkToolCall } from '../src/tool/check-tool-call.js';
+import { runToolPipeline } from '../src/tool/pipeline.js';
 import { getGlobalLogger } from '../src/logger.js';
 import { createToolExecuteOptions } from '../src/tool/execute-options.js';
 import { toJsonValue } from '../src/tool/json-safe.js';
@@ -11,7 +12,7 @@ import {
   type ExecuteToolInput,
   type ExecuteToolResult,
   type JsonValue,
-  type ModelToolOutput,
+  type ToolResultOutput,
 } from '../src/protocol/index.js';
 import { type ActivityDependencies, requireAgent, toToolContext } from './dependencies.js';
 import { startHeartbeating } from './heartbeat.js';
@@ -38,7 +39,7 @@ export function createExecuteTool(deps: ActivityDependencies) {
         input.mark ? { mark: input.mark } : {},
       );
       const tools = await deps.runTools.get(agent, input.run, transcript.run);
-      const check = await checkToolCallAsync(tools, input.toolName, input.args);
+      const check = await checkToolCall(tools, input.toolName, input.args);
       if (check.kind !== 'valid') {
         // The generate activity checked this call; a mismatch means the worker's tools changed mid-run.
         return {
@@ -108,7 +109,7 @@ export function createExecuteTool(deps: ActivityDependencies) {
             input.run,
             input.toolCallId,
             result.outputId,
-            (result.modelOutput ? toJson(result.modelOutput) : defaultModelOutput(result.output)) as ModelToolOutput,
+            (result.modelOutput ? toJson(result.modelOutput) : defaultModelOutput(result.output)) as ToolResultOutput,
           );
         }
         return result;

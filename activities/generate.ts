@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import type { Agent } from '../src/agent/agent.js';
-import { checkToolCallAsync } from '../src/tool/pipeline.js';
+import { checkToolCall } from '../src/tool/check-tool-call.js';
 import { evaluateNeedsApproval } from '../src/tool/approval.js';
 import { getGlobalLogger } from '../src/logger.js';
 import { callModel, classifyModelError, type ToolSpec } from '../src/models/call-model.js';
@@ -67,7 +67,7 @@ async function generateStep(
   const runCtx = toToolContext(transcript.run);
   const toolCalls: CheckedToolCall[] = [];
   for (const call of response.toolCalls) {
-    const check = await checkToolCallAsync(lookup, call.toolName, call.input);
+    const check = await checkToolCall(lookup, call.toolName, call.input);
     if (check.kind !== 'valid') {
       toolCalls.push({ toolCallId: call.toolCallId, toolName: call.toolName, status: 'invalid', error: check.message });
       continue;

@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import {
   FailureType,
   readTranscript,
-  type ModelToolOutput,
+  type ToolResultOutput,
   type RunContextData,
   type RunRef,
   type TranscriptDelta,
@@ -25,7 +25,7 @@ interface CachedRun {
 
 interface CachedOutput {
   outputId: string;
-  output: ModelToolOutput;
+  output: ToolResultOutput;
   storedAt: number;
 }
 
@@ -73,7 +73,7 @@ export class TranscriptCache {
   }
 
   /** Keeps what the model will see for a tool call this worker executed, under the result's `outputId`. */
-  rememberToolOutput(ref: RunRef, toolCallId: string, outputId: string, output: ModelToolOutput): void {
+  rememberToolOutput(ref: RunRef, toolCallId: string, outputId: string, output: ToolResultOutput): void {
     const now = Date.now();
     // Oldest first: drop what expired, and keep the count bounded.
     for (const [key, entry] of this.toolOutputs) {

@@ -24,13 +24,11 @@ export {
   type ToolOptions,
   type ToolResultOutput,
 } from './tool/tool.js';
-export { AsyncSchemaError } from './tool/errors/async-schema-error.js';
 export {
   isToolSchema,
   isZodSchema,
   toJsonSchema,
   validateSchema,
-  validateSchemaSync,
   type InferSchemaInput,
   type InferSchemaOutput,
   type SchemaCheck,
@@ -55,7 +53,7 @@ export {
   type ToolExecuteFactory,
 } from './tool/tool-manager.js';
 export { describeTool, describeTools, type FullToolDescriptor } from './tool/descriptor.js';
-export { checkToolCall, checkToolCallAsync, type ToolCallCheck, type ToolLookup } from './tool/check-tool-call.js';
+export { checkToolCall, type ToolCallCheck, type ToolLookup } from './tool/check-tool-call.js';
 export { runToolPipeline, type RunToolPipelineInput, type ToolPipelineOutcome } from './tool/pipeline.js';
 export type { AgentRef, AgentToolHooks, OnToolEndArgs, OnToolErrorArgs, OnToolStartArgs } from './tool/agent-hooks.js';
 export { buildToolErrorResult, type ToolErrorResult } from './tool/error-result.js';

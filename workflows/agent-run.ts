@@ -30,7 +30,7 @@ import {
   type CheckedToolCall,
   type ExecuteToolResult,
   type JsonValue,
-  type ModelToolOutput,
+  type ToolResultOutput,
   type PendingToolResult,
   type RunContextData,
   type RunContinuation,
@@ -79,7 +79,7 @@ const TRANSCRIPT_PAGE_BYTES = 1_000_000;
 const MAX_CONTINUATION_BYTES = 1_500_000;
 
 /** One tool-result part of the tool message that follows a step. */
-type ToolResultPart = { type: 'tool-result'; toolCallId: string; toolName: string; output: ModelToolOutput };
+type ToolResultPart = { type: 'tool-result'; toolCallId: string; toolName: string; output: ToolResultOutput };
 
 /**
  * The agent loop. Deterministic: every model call and tool execution is an activity, every wait for a person is a
@@ -234,7 +234,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
       messageCount: number,
     ): Promise<{ part: ToolResultPart; outcome: ToolCallOutcome; denied?: ToolDeniedData; outputId?: string }> => {
       const { toolCallId, toolName } = call;
-      const answer = (output: ModelToolOutput, outcome: ToolCallOutcome, eventOutput: JsonValue) => {
+      const answer = (output: ToolResultOutput, outcome: ToolCallOutcome, eventOutput: JsonValue) => {
         events.emit({ type: 'tool-result', step, toolCallId, toolName, outcome, output: previewOutput(eventOutput) });
         return { part: { type: 'tool-result' as const, toolCallId, toolName, output }, outcome };
       };
@@ -267,7 +267,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
         const submission = submittedToolResults.get(toolCallId)!;
         // Consumed: a later call that reuses this id (some providers number ids per step) waits for its own.
         submittedToolResults.delete(toolCallId);
-        const output: ModelToolOutput = submission.isError
+        const output: ToolResultOutput = submission.isError
           ? { type: 'error-json', value: submission.output }
           : defaultModelOutput(submission.output);
         return answer(output, 'client-result', submission.output);
@@ -295,7 +295,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
         runningTools.delete(toolCallId);
       }
       if (result.kind === 'denied') {
-        const output: ModelToolOutput = { type: 'error-text', value: result.error.message };
+        const output: ToolResultOutput = { type: 'error-text', value: result.error.message };
         return { ...answer(output, 'denied', result.error.message), denied: result.error };
       }
       return {

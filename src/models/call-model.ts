@@ -12,6 +12,7 @@ import {
   type ToolSet,
 } from 'ai';
 import { classifyModelError, isAbortError } from './classify-model-error.js';
+import type { Usage } from '../protocol/activity-io.js';
 import type { ResolvedLanguageModel } from './provider-registry.js';
 
 // The activity that calls the model also classifies its failures; both live behind this one import.
@@ -76,13 +77,6 @@ export interface RawToolCall {
   inputParseError?: string;
 }
 
-/** Token usage of one call. 0 where the provider did not report a count. */
-export interface ModelCallUsage {
-  inputTokens: number;
-  outputTokens: number;
-  totalTokens: number;
-}
-
 /** What one model call produced, as plain JSON (it is the `generate` activity's result material). */
 export interface ModelCallResult {
   /** The text of the reply ('' when the model only called tools). */
@@ -90,7 +84,8 @@ export interface ModelCallResult {
   /** Client tool calls to run (or to refuse); provider-executed calls are not here. */
   toolCalls: RawToolCall[];
   finishReason: FinishReason;
-  usage: ModelCallUsage;
+  /** Token usage of this call; 0 where the provider did not report a count. */
+  usage: Usage;
   /**
    * The assistant message(s) to append to the transcript: text, reasoning, client tool calls, and provider-executed
    * tool calls with their results. Tool results for client calls are the runtime's to add.

@@ -6,7 +6,6 @@ export {
   type CallModelOptions,
   type FunctionToolSpec,
   type ModelCallResult,
-  type ModelCallUsage,
   type ModelToolChoice,
   type ProviderToolSpec,
   type RawToolCall,

@@ -1,6 +1,6 @@
 import type { AgentDescription, RunContextData } from './descriptor.js';
 import type { JsonValue } from './json.js';
-import type { ModelToolOutput, TranscriptMessage } from './messages.js';
+import type { ToolResultOutput, TranscriptMessage } from './messages.js';
 
 /** Identifies the run whose transcript an activity reads (through the transcript query, not its input). */
 export interface RunRef {
@@ -57,7 +57,7 @@ export interface ToolResultRef {
 export interface TranscriptDelta {
   at: number;
   content: Array<
-    ToolResultRef | { type: 'tool-result'; toolCallId: string; toolName: string; output: ModelToolOutput }
+    ToolResultRef | { type: 'tool-result'; toolCallId: string; toolName: string; output: ToolResultOutput }
   >;
 }
 
@@ -110,7 +110,7 @@ export type ExecuteToolResult =
       version: 1;
       kind: 'ok' | 'error';
       output: JsonValue;
-      modelOutput?: ModelToolOutput;
+      modelOutput?: ToolResultOutput;
       /** Unique per attempt: tells the worker caches which output the run recorded. */
       outputId: string;
     }

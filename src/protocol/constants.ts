@@ -14,10 +14,6 @@ export const DEFAULT_HISTORY_EVENT_BUDGET = 10_000;
 export const FailureType = {
   ToolDenied: 'Tool.Denied',
   ToolOutputTooLarge: 'Tool.OutputTooLarge',
-  ToolNotFound: 'Tool.NotFound',
   AgentNotFound: 'Agent.NotFound',
-  ModelRateLimited: 'Model.RateLimited',
-  ModelServerError: 'Model.ServerError',
-  ModelBadRequest: 'Model.BadRequest',
   TranscriptUnavailable: 'Transcript.Unavailable',
 } as const;

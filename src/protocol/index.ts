@@ -8,3 +8,4 @@ export * from './events.js';
 export * from './run.js';
 export * from './constants.js';
 export * from './transcript-pages.js';
+export * from './bytes.js';

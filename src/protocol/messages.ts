@@ -8,15 +8,15 @@ import type { JsonValue } from './json.js';
 export type TranscriptMessage = ModelMessage;
 
 /** What the model sees for one tool result (the AI SDK's `ToolResultOutput`). */
-export type ModelToolOutput = ToolResultPart['output'];
+export type ToolResultOutput = ToolResultPart['output'];
 
 /**
  * The default encoding of a tool's output for the model: strings as text, everything else as JSON. Tools with
  * `toModelOutput` override it in the tool activity.
  */
-export function defaultModelOutput(output: unknown): ModelToolOutput {
+export function defaultModelOutput(output: unknown): ToolResultOutput {
   if (typeof output === 'string') return { type: 'text', value: output };
-  return { type: 'json', value: (output === undefined ? null : output) as JsonValue } as ModelToolOutput;
+  return { type: 'json', value: (output === undefined ? null : output) as JsonValue } as ToolResultOutput;
 }
 
 /** Builds the user message(s) a run starts from. */

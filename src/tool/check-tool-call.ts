@@ -1,7 +1,6 @@
 import type { RegisteredTool } from './normalize-tool.js';
 import { isProviderTool } from './provider-tool.js';
-import { AsyncSchemaError } from './errors/async-schema-error.js';
-import { validateSchema, validateSchemaSync, type SchemaCheck } from './schema.js';
+import { validateSchema, type SchemaCheck } from './schema.js';
 import type { AnyTool } from './tool.js';
 
 /** What {@link checkToolCall} needs from a tool registry (a `ToolManager` fits). */
@@ -23,28 +22,10 @@ type Prepared = { done: ToolCallCheck } | { tool: AnyTool; value: unknown };
 
 /**
  * Checks a model's tool call: the name must be a registered tool we execute, and the arguments (an object or a
- * JSON string) must satisfy its parameters schema. `valid.args` is the parsed value (defaults applied).
- *
- * Synchronous, for the generate activity's hot path. A schema that can only validate asynchronously yields
- * `invalid-args` saying so; use {@link checkToolCallAsync} for such tools.
+ * JSON string) must satisfy its parameters schema. `valid.args` is the parsed value (defaults applied). Schemas
+ * with async refinements or async validators are supported.
  */
-export function checkToolCall(lookup: ToolLookup, toolName: string, rawArgs: unknown): ToolCallCheck {
-  const prepared = prepare(lookup, toolName, rawArgs);
-  if ('done' in prepared) return prepared.done;
-  try {
-    return verdict(prepared.tool, validateSchemaSync(prepared.tool.parameters, prepared.value));
-  } catch (error) {
-    if (!(error instanceof AsyncSchemaError)) throw error;
-    return invalid(prepared.tool, 'its schema validates asynchronously; check it with checkToolCallAsync');
-  }
-}
-
-/** {@link checkToolCall} for schemas with async refinements or async validators. */
-export async function checkToolCallAsync(
-  lookup: ToolLookup,
-  toolName: string,
-  rawArgs: unknown,
-): Promise<ToolCallCheck> {
+export async function checkToolCall(lookup: ToolLookup, toolName: string, rawArgs: unknown): Promise<ToolCallCheck> {
   const prepared = prepare(lookup, toolName, rawArgs);
   if ('done' in prepared) return prepared.done;
   return verdict(prepared.tool, await validateSchema(prepared.tool.parameters, prepared.value));

@@ -6,8 +6,6 @@ import { encodeDefault, encodeToolError, encodeToolOutput } from './model-output
 import type { AnyTool, ToolCheckpoint, ToolExecuteOptions, ToolHookOnEndResult, ToolResultOutput } from './tool.js';
 import { validateToolOutput } from './validate-output.js';
 
-export { checkToolCall, checkToolCallAsync, type ToolCallCheck, type ToolLookup } from './check-tool-call.js';
-
 /** Input of {@link runToolPipeline}. */
 export interface RunToolPipelineInput {
   tool: AnyTool;

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { JsonObject } from '../protocol/json.js';
 import { getGlobalLogger } from '../logger.js';
-import { AsyncSchemaError } from './errors/async-schema-error.js';
 
 /** One problem reported by a Standard Schema validator. */
 export interface StandardIssue {
@@ -94,29 +93,6 @@ function fromStandard<T>(result: StandardResult<T>): SchemaCheck<T> {
   if (result.issues === undefined) return { success: true, value: result.value };
   const message = formatStandardIssues(result.issues);
   return { success: false, message, rawMessage: message, issues: result.issues };
-}
-
-/**
- * Validates synchronously. Throws {@link AsyncSchemaError} for schemas with async refinements or async
- * Standard Schema validators, so callers can fall back to {@link validateSchema}.
- */
-export function validateSchemaSync<T = unknown>(schema: ToolSchema, value: unknown): SchemaCheck<T> {
-  if (isZodSchema(schema)) {
-    try {
-      return fromZod(schema.safeParse(value) as z.ZodSafeParseResult<T>);
-    } catch (error) {
-      // Zod throws (rather than reporting) when it meets an async refinement in a sync parse.
-      if (error instanceof z.core.$ZodAsyncError) throw new AsyncSchemaError();
-      throw error;
-    }
-  }
-  const result = schema['~standard'].validate(value);
-  if (result instanceof Promise) {
-    // Nothing to wait for here; swallow the eventual rejection so it is not reported as unhandled.
-    result.catch(() => undefined);
-    throw new AsyncSchemaError();
-  }
-  return fromStandard(result as StandardResult<T>);
 }
 
 /** Validates a value, allowing async refinements and async validators. */

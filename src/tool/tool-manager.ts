@@ -5,7 +5,8 @@ import { describeTools, type FullToolDescriptor } from './descriptor.js';
 import { normalizeTool, type RegisteredTool } from './normalize-tool.js';
 import { isProviderTool, type ProviderTool } from './provider-tool.js';
 import { toJsonSchema } from './schema.js';
-import { toolModelSpec, type ToolModelSpec } from './tool-spec.js';
+import type { ToolSpec } from '../models/call-model.js';
+import { toolModelSpec } from './tool-spec.js';
 import { isToolkit, type ToolItem, type Toolkit } from './toolkit.js';
 import type { AnyTool } from './tool.js';
 
@@ -184,7 +185,7 @@ export class ToolManager {
   }
 
   /** The model-facing spec of the tool a name means (JSON Schema, no execute), or undefined. */
-  getToolSpec(name: string): ToolModelSpec | undefined {
+  getToolSpec(name: string): ToolSpec | undefined {
     const tool = this.getToolByName(name);
     return tool ? toolModelSpec(tool) : undefined;
   }

@@ -1,12 +1,12 @@
-import type { ModelMessage, ToolResultPart } from 'ai';
+import type { ModelMessage } from 'ai';
+import type { ToolResultOutput } from '../protocol/messages.js';
 import type { ToolActivityOptions } from '../protocol/descriptor.js';
 import { getGlobalLogger, type Logger } from '../logger.js';
 import { isToolSchema, type InferSchemaInput, type InferSchemaOutput, type ToolSchema } from './schema.js';
 
 export type { ToolActivityOptions } from '../protocol/descriptor.js';
 
-/** What the model sees for a tool result (the AI SDK's tool-result output union). */
-export type ToolResultOutput = ToolResultPart['output'];
+export type { ToolResultOutput } from '../protocol/messages.js';
 
 /** Provider-specific options passed through to the model provider with the tool definition. */
 export type ProviderOptions = Record<string, Record<string, unknown>>;

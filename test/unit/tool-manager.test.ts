@@ -17,21 +17,21 @@ function makeTool(name: string, description = `the ${name} tool`, execute?: () =
 }
 
 describe('ToolManager: standalone tools', () => {
-  it('adds tools and toolkits through addItems', () => {
+  it('adds tools and toolkits through addItems', async () => {
     const manager = new ToolManager();
     manager.addItems([makeTool('a'), { name: 'kit', tools: [makeTool('b')] }]);
     expect(manager.getAllToolNames()).toEqual(['a', 'b']);
     expect(manager.getToolkits().map((k) => k.name)).toEqual(['kit']);
   });
 
-  it('skips an item without a name with a warning', () => {
+  it('skips an item without a name with a warning', async () => {
     const manager = new ToolManager();
     manager.addItems([{ description: 'nameless' } as unknown as ToolItem, makeTool('a')]);
     expect(manager.getAllToolNames()).toEqual(['a']);
     expect(messagesAt(logs, 'warn')).toEqual(['Skipping invalid item in addItems:']);
   });
 
-  it('replaces a same-name standalone tool with a correctly worded warning', () => {
+  it('replaces a same-name standalone tool with a correctly worded warning', async () => {
     const first = makeTool('a', 'first');
     const second = makeTool('a', 'second');
     const manager = new ToolManager([first]);
@@ -43,21 +43,21 @@ describe('ToolManager: standalone tools', () => {
     ]);
   });
 
-  it('keeps one copy, without a warning, when the same tool is added twice', () => {
+  it('keeps one copy, without a warning, when the same tool is added twice', async () => {
     const a = makeTool('a');
     const manager = new ToolManager([a, a]);
     expect(manager.getAllTools()).toEqual([a]);
     expect(messagesAt(logs, 'warn')).toEqual([]);
   });
 
-  it('rejects unsupported objects with an error log and returns false', () => {
+  it('rejects unsupported objects with an error log and returns false', async () => {
     const manager = new ToolManager();
     expect(manager.addStandaloneTool({ name: 'weird', run: () => 1 })).toBe(false);
     expect(manager.getAllToolNames()).toEqual([]);
     expect(messagesAt(logs, 'error')).toEqual(['Skipping unsupported tool type in addStandaloneTool']);
   });
 
-  it('removes standalone tools only, returning a boolean', () => {
+  it('removes standalone tools only, returning a boolean', async () => {
     const manager = new ToolManager([makeTool('a'), { name: 'kit', tools: [makeTool('b')] }]);
     expect(manager.removeTool('a')).toBe(true);
     expect(manager.removeTool('a')).toBe(false);
@@ -65,7 +65,7 @@ describe('ToolManager: standalone tools', () => {
     expect(manager.getAllToolNames()).toEqual(['b']);
   });
 
-  it('answers hasToolInAny for standalone and toolkit tools', () => {
+  it('answers hasToolInAny for standalone and toolkit tools', async () => {
     const manager = new ToolManager([makeTool('a'), { name: 'kit', tools: [makeTool('b')] }]);
     expect(manager.hasToolInAny('a')).toBe(true);
     expect(manager.hasToolInAny('b')).toBe(true);
@@ -73,7 +73,7 @@ describe('ToolManager: standalone tools', () => {
     expect(manager.hasToolInAny('__proto__')).toBe(false);
   });
 
-  it('looks names up as own entries only', () => {
+  it('looks names up as own entries only', async () => {
     const manager = new ToolManager([makeTool('a')]);
     for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
       expect(manager.getToolByName(name)).toBeUndefined();
@@ -82,7 +82,7 @@ describe('ToolManager: standalone tools', () => {
 });
 
 describe('ToolManager: toolkits', () => {
-  it('refuses a whole toolkit whose tool collides with a standalone tool', () => {
+  it('refuses a whole toolkit whose tool collides with a standalone tool', async () => {
     const manager = new ToolManager([makeTool('a')]);
     expect(manager.addToolkit({ name: 'kit', tools: [makeTool('a'), makeTool('b')] })).toBe(false);
     expect(manager.getAllToolNames()).toEqual(['a']);
@@ -98,7 +98,7 @@ describe('ToolManager: toolkits', () => {
     expect(manager.getToolkits().map((k) => k.name)).toEqual(['one']);
   });
 
-  it('replaces a same-name toolkit in place, even when it reuses its own tool names', () => {
+  it('replaces a same-name toolkit in place, even when it reuses its own tool names', async () => {
     const oldB = makeTool('b', 'old');
     const newB = makeTool('b', 'new');
     const manager = new ToolManager([
@@ -112,20 +112,20 @@ describe('ToolManager: toolkits', () => {
     expect(manager.getAllToolNames()).toEqual(['b', 'd', 'c']);
   });
 
-  it('still refuses a replacement that collides with a different registration', () => {
+  it('still refuses a replacement that collides with a different registration', async () => {
     const manager = new ToolManager([makeTool('s'), { name: 'kit', tools: [makeTool('b')] }]);
     expect(manager.addToolkit({ name: 'kit', tools: [makeTool('s')] })).toBe(false);
     expect(manager.getAllToolNames()).toEqual(['s', 'b']);
   });
 
-  it('removes a toolkit by name, returning a boolean', () => {
+  it('removes a toolkit by name, returning a boolean', async () => {
     const manager = new ToolManager([{ name: 'kit', tools: [makeTool('b')] }]);
     expect(manager.removeToolkit('kit')).toBe(true);
     expect(manager.removeToolkit('kit')).toBe(false);
     expect(manager.getAllToolNames()).toEqual([]);
   });
 
-  it('fills toolkit defaults and returns copies from getToolkits', () => {
+  it('fills toolkit defaults and returns copies from getToolkits', async () => {
     const manager = new ToolManager([{ name: 'kit', tools: [makeTool('b')] }]);
     const [kit] = manager.getToolkits();
     expect(kit).toMatchObject({ name: 'kit', description: '', addInstructions: false });
@@ -133,7 +133,7 @@ describe('ToolManager: toolkits', () => {
     expect(manager.getToolkits()[0]!.tools).toHaveLength(1);
   });
 
-  it('skips a nested toolkit with a warning naming the outer toolkit', () => {
+  it('skips a nested toolkit with a warning naming the outer toolkit', async () => {
     const inner = createToolkit({ name: 'inner', tools: [makeTool('deep')] });
     const manager = new ToolManager();
     expect(manager.addToolkit({ name: 'outer', tools: [makeTool('top'), inner as unknown as AnyTool] })).toBe(true);
@@ -155,14 +155,14 @@ describe('ToolManager: one meaning per name', () => {
     return { manager, kitTool, standalone };
   }
 
-  it('warns that a standalone tool shadows a toolkit tool', () => {
+  it('warns that a standalone tool shadows a toolkit tool', async () => {
     shadowed();
     expect(messagesAt(logs, 'warn')).toEqual([
       "[ToolManager] Standalone tool 'x' shadows the tool of the same name in toolkit 'kit'; the standalone tool is used.",
     ]);
   });
 
-  it('agrees between lookup, names, API view, execution set and descriptors', () => {
+  it('agrees between lookup, names, API view, execution set and descriptors', async () => {
     const { manager, standalone } = shadowed();
     expect(manager.getToolByName('x')).toBe(standalone);
     expect(manager.getAllToolNames()).toEqual(['x', 'y']);
@@ -180,13 +180,13 @@ describe('ToolManager: one meaning per name', () => {
     expect(manager.getToolSpec('x')).toMatchObject({ name: 'x', description: 'standalone' });
   });
 
-  it('shows the toolkit tool again once the standalone tool is removed', () => {
+  it('shows the toolkit tool again once the standalone tool is removed', async () => {
     const { manager, kitTool } = shadowed();
     manager.removeTool('x');
     expect(manager.getToolByName('x')).toBe(kitTool);
   });
 
-  it('deduplicates getAllToolNames', () => {
+  it('deduplicates getAllToolNames', async () => {
     const { manager } = shadowed();
     const names = manager.getAllToolNames();
     expect(new Set(names).size).toBe(names.length);
@@ -194,7 +194,7 @@ describe('ToolManager: one meaning per name', () => {
 });
 
 describe('ToolManager: provider tools', () => {
-  it('passes a named provider tool through unchanged', () => {
+  it('passes a named provider tool through unchanged', async () => {
     const webSearch = { ...openai.tools.webSearch({}), name: 'web_search' };
     const manager = new ToolManager([webSearch, makeTool('a')]);
     expect(manager.getToolByName('web_search')).toBe(webSearch);
@@ -210,7 +210,7 @@ describe('ToolManager: provider tools', () => {
     });
   });
 
-  it('names an unnamed provider tool after its id', () => {
+  it('names an unnamed provider tool after its id', async () => {
     const raw = openai.tools.webSearch({});
     const manager = new ToolManager([raw as unknown as ToolItem]);
     const registered = manager.getToolByName('web_search');
@@ -218,14 +218,14 @@ describe('ToolManager: provider tools', () => {
     expect(registered).toMatchObject({ type: 'provider', id: 'openai.web_search', name: 'web_search' });
   });
 
-  it('replaces a standalone tool of the other kind with the same name', () => {
+  it('replaces a standalone tool of the other kind with the same name', async () => {
     const webSearch = { ...openai.tools.webSearch({}), name: 'search' };
     const manager = new ToolManager([makeTool('search')]);
     manager.addStandaloneTool(webSearch);
     expect(manager.getAllTools()).toEqual([webSearch]);
   });
 
-  it('lists provider tools in the API view without parameters', () => {
+  it('lists provider tools in the API view without parameters', async () => {
     const manager = new ToolManager([{ ...openai.tools.webSearch({}), name: 'web_search' }]);
     expect(manager.getToolsForApi()).toEqual([{ name: 'web_search', description: '' }]);
   });
@@ -260,7 +260,7 @@ describe('ToolManager: AI SDK tools', () => {
     });
   });
 
-  it('converts a jsonSchema() input schema to Zod so arguments are validated', () => {
+  it('converts a jsonSchema() input schema to Zod so arguments are validated', async () => {
     const source = aiTool({
       description: 'Greets',
       inputSchema: jsonSchema<{ name: string }>({
@@ -271,8 +271,11 @@ describe('ToolManager: AI SDK tools', () => {
       execute: async ({ name }) => `hi ${name}`,
     });
     const manager = new ToolManager([{ ...source, name: 'greet' }]);
-    expect(checkToolCall(manager, 'greet', { name: 'Ada' })).toMatchObject({ kind: 'valid', args: { name: 'Ada' } });
-    expect(checkToolCall(manager, 'greet', { name: 3 })).toMatchObject({ kind: 'invalid-args' });
+    expect(await checkToolCall(manager, 'greet', { name: 'Ada' })).toMatchObject({
+      kind: 'valid',
+      args: { name: 'Ada' },
+    });
+    expect(await checkToolCall(manager, 'greet', { name: 3 })).toMatchObject({ kind: 'invalid-args' });
     expect(manager.getToolsForApi()[0]!.parameters).toMatchObject({
       type: 'object',
       properties: { name: { type: 'string' } },
@@ -297,7 +300,7 @@ describe('ToolManager: AI SDK tools', () => {
     expect(calls[0]).toEqual({ toolCallId: 'c1', messages: [], context: { k: 1 } });
   });
 
-  it('skips an AI SDK tool without a name, with a warning', () => {
+  it('skips an AI SDK tool without a name, with a warning', async () => {
     const source = aiTool({ description: 'd', inputSchema: z.object({}) });
     const manager = new ToolManager();
     expect(manager.addStandaloneTool(source)).toBe(false);
@@ -306,7 +309,7 @@ describe('ToolManager: AI SDK tools', () => {
     ]);
   });
 
-  it('wraps AI SDK tools inside toolkits too', () => {
+  it('wraps AI SDK tools inside toolkits too', async () => {
     const source = aiTool({ description: 'd', inputSchema: z.object({}), execute: async () => 1 });
     const manager = new ToolManager([{ name: 'kit', tools: [{ ...source, name: 'inner' }] }]);
     expect(manager.getToolByName('inner')).toBeInstanceOf(Tool);
@@ -314,7 +317,7 @@ describe('ToolManager: AI SDK tools', () => {
 });
 
 describe('ToolManager: views for the model', () => {
-  it('returns { name, description, parameters } with JSON Schema parameters', () => {
+  it('returns { name, description, parameters } with JSON Schema parameters', async () => {
     const weather = createTool({
       name: 'weather',
       description: 'Weather for a city',
@@ -333,7 +336,7 @@ describe('ToolManager: views for the model', () => {
     });
   });
 
-  it('prepares an AI SDK tool set: execute from the factory, none for client-side tools', () => {
+  it('prepares an AI SDK tool set: execute from the factory, none for client-side tools', async () => {
     const serverSide = makeTool('server', 'd', () => 1);
     const clientSide = makeTool('client');
     const approval = createTool({

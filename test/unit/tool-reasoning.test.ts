@@ -15,7 +15,7 @@ function toolsOf(kit = createReasoningTools()): Record<string, AnyTool> {
 }
 
 describe('createReasoningTools', () => {
-  it('returns the reasoning_tools toolkit with think and analyze', () => {
+  it('returns the reasoning_tools toolkit with think and analyze', async () => {
     const kit = createReasoningTools();
     expect(kit.name).toBe('reasoning_tools');
     expect(kit.addInstructions).toBe(true);
@@ -24,37 +24,37 @@ describe('createReasoningTools', () => {
     expect(analyze).toMatchObject({ id: 'reasoning-analyze', name: 'analyze', type: 'user-defined' });
   });
 
-  it('wraps the instructions, with examples by default', () => {
+  it('wraps the instructions, with examples by default', async () => {
     const kit = createReasoningTools();
     expect(kit.instructions).toBe(
       `<reasoning_instructions>\n${DEFAULT_REASONING_INSTRUCTIONS}\n${DEFAULT_REASONING_FEW_SHOT_EXAMPLES}\n</reasoning_instructions>`,
     );
   });
 
-  it('leaves the examples out with addFewShot: false', () => {
+  it('leaves the examples out with addFewShot: false', async () => {
     expect(createReasoningTools({ addFewShot: false }).instructions).toBe(
       `<reasoning_instructions>\n${DEFAULT_REASONING_INSTRUCTIONS}\n</reasoning_instructions>`,
     );
   });
 
-  it('uses custom examples', () => {
+  it('uses custom examples', async () => {
     expect(createReasoningTools({ fewShotExamples: 'MY EXAMPLES' }).instructions).toBe(
       `<reasoning_instructions>\n${DEFAULT_REASONING_INSTRUCTIONS}\nMY EXAMPLES\n</reasoning_instructions>`,
     );
   });
 
-  it('has no instructions with addInstructions: false (addFewShot then ignored)', () => {
+  it('has no instructions with addInstructions: false (addFewShot then ignored)', async () => {
     const kit = createReasoningTools({ addInstructions: false, addFewShot: true });
     expect(kit.instructions).toBeUndefined();
     expect(kit.addInstructions).toBe(false);
   });
 
-  it('can leave either tool out', () => {
+  it('can leave either tool out', async () => {
     expect(createReasoningTools({ think: false }).tools.map((t) => t.name)).toEqual(['analyze']);
     expect(createReasoningTools({ analyze: false }).tools.map((t) => t.name)).toEqual(['think']);
   });
 
-  it('builds fresh tool instances on every call', () => {
+  it('builds fresh tool instances on every call', async () => {
     expect(toolsOf().think).not.toBe(toolsOf().think);
   });
 });
@@ -62,39 +62,40 @@ describe('createReasoningTools', () => {
 describe('reasoning tool parameters', () => {
   const manager = new ToolManager([createReasoningTools()]);
 
-  it('think: title, thought, optional action, confidence in [0,1] defaulting to 0.8', () => {
-    expect(checkToolCall(manager, 'think', { title: 'T', thought: 'because' })).toMatchObject({
+  it('think: title, thought, optional action, confidence in [0,1] defaulting to 0.8', async () => {
+    expect(await checkToolCall(manager, 'think', { title: 'T', thought: 'because' })).toMatchObject({
       kind: 'valid',
       args: { title: 'T', thought: 'because', confidence: 0.8 },
     });
     expect(
-      checkToolCall(manager, 'think', { title: 'T', thought: 't', action: 'call x', confidence: 0.3 }),
+      await checkToolCall(manager, 'think', { title: 'T', thought: 't', action: 'call x', confidence: 0.3 }),
     ).toMatchObject({
       kind: 'valid',
       args: { action: 'call x', confidence: 0.3 },
     });
-    expect(checkToolCall(manager, 'think', { title: 'T', thought: 't', confidence: 1.5 }).kind).toBe('invalid-args');
-    expect(checkToolCall(manager, 'think', { title: 'T' }).kind).toBe('invalid-args');
+    expect((await checkToolCall(manager, 'think', { title: 'T', thought: 't', confidence: 1.5 })).kind).toBe(
+      'invalid-args',
+    );
+    expect((await checkToolCall(manager, 'think', { title: 'T' })).kind).toBe('invalid-args');
   });
 
-  it('analyze: title, result, analysis, next_action in continue | validate | final_answer', () => {
+  it('analyze: title, result, analysis, next_action in continue | validate | final_answer', async () => {
     for (const next_action of ['continue', 'validate', 'final_answer']) {
-      expect(checkToolCall(manager, 'analyze', { title: 'A', result: 'r', analysis: 'a', next_action }).kind).toBe(
-        'valid',
-      );
+      expect(
+        (await checkToolCall(manager, 'analyze', { title: 'A', result: 'r', analysis: 'a', next_action })).kind,
+      ).toBe('valid');
     }
     expect(
-      checkToolCall(manager, 'analyze', { title: 'A', result: 'r', analysis: 'a', next_action: 'stop' }).kind,
+      (await checkToolCall(manager, 'analyze', { title: 'A', result: 'r', analysis: 'a', next_action: 'stop' })).kind,
     ).toBe('invalid-args');
-    expect(
-      checkToolCall(manager, 'analyze', {
-        title: 'A',
-        result: 'r',
-        analysis: 'a',
-        next_action: 'validate',
-        confidence: -1,
-      }).kind,
-    ).toBe('invalid-args');
+    const negative = await checkToolCall(manager, 'analyze', {
+      title: 'A',
+      result: 'r',
+      analysis: 'a',
+      next_action: 'validate',
+      confidence: -1,
+    });
+    expect(negative.kind).toBe('invalid-args');
   });
 });
 

@@ -2,7 +2,7 @@
 // the previous step's delta, and never trusts a copy made by an attempt whose result was not the recorded one.
 import { describe, expect, it } from 'vitest';
 import { TranscriptCache, type TranscriptQueryFn } from '../../activities/transcripts.js';
-import type { ModelToolOutput, RunRef, TranscriptMessage } from '../../src/protocol/index.js';
+import type { ToolResultOutput, RunRef, TranscriptMessage } from '../../src/protocol/index.js';
 
 const ref: RunRef = { workflowId: 'wf', runId: 'r1' };
 const run = { userId: 'u', context: {} };
@@ -19,7 +19,7 @@ function fakeRun(transcript: TranscriptMessage[]) {
 
 const user: TranscriptMessage = { role: 'user', content: 'hi' };
 const assistant = (text: string): TranscriptMessage => ({ role: 'assistant', content: text });
-const output = (value: string): ModelToolOutput => ({ type: 'text', value });
+const output = (value: string): ToolResultOutput => ({ type: 'text', value });
 const toolMessage = (value: string): TranscriptMessage => ({
   role: 'tool',
   content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 't', output: output(value) }],
