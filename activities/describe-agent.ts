@@ -3,15 +3,15 @@ import {
   type DescribeAgentInput,
   type DescribeAgentResult,
   type GenerateActivityOptions,
-  type ToolActivityOptions,
 } from '../src/protocol/index.js';
 import { toJsonValue } from '../src/tool/json-safe.js';
 import { type ActivityDependencies, requireAgent, toToolContext } from './dependencies.js';
 
 /**
- * Records what a run needs to know about its agent: system prompt (with toolkit instructions and retriever
- * context), tool descriptors and policies. Called once per run; its result in history makes replay independent of
- * later changes to the worker's agent definition.
+ * Records what the workflow branches on for a run: the system prompt (with toolkit instructions and retriever
+ * context), the step budget, the approval timeout and the model call's activity options. Called once per run (a
+ * local activity); its result in history keeps them fixed for the run. The tools are not recorded: each step's
+ * `generate` offers the worker's current tools and reports what the workflow needs of each call.
  */
 export function createDescribeAgent(deps: ActivityDependencies) {
   return async function describeAgent(input: DescribeAgentInput): Promise<DescribeAgentResult> {
@@ -21,16 +21,14 @@ export function createDescribeAgent(deps: ActivityDependencies) {
     const prompt = await agent.buildSystemPrompt({ input: input.input, ctx, tools });
     const approvalTimeoutMs = agent.approvalTimeoutMs;
     return {
-      version: 1,
+      version: 2,
       agentName: agent.name,
       systemPrompt: prompt.text,
-      tools: tools.getToolDescriptors(),
       maxSteps: agent.maxSteps ?? DEFAULT_MAX_STEPS,
       approval: approvalTimeoutMs !== undefined ? { timeoutMs: approvalTimeoutMs } : {},
       ...(agent.activity?.generate
         ? { generateActivity: toJsonValue(agent.activity.generate) as GenerateActivityOptions }
         : {}),
-      ...(agent.activity?.tools ? { toolActivity: toJsonValue(agent.activity.tools) as ToolActivityOptions } : {}),
       ...(prompt.retrieverError !== undefined ? { retrieverError: prompt.retrieverError } : {}),
     };
   };

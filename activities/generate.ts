@@ -3,16 +3,27 @@ import { Context } from '@temporalio/activity';
 import type { Agent } from '../src/agent/agent.js';
 import { checkToolCall } from '../src/tool/check-tool-call.js';
 import { evaluateNeedsApproval } from '../src/tool/approval.js';
+import { toJsonValue } from '../src/tool/json-safe.js';
+import type { ToolManager } from '../src/tool/tool-manager.js';
 import { getGlobalLogger } from '../src/logger.js';
-import { callModel, classifyModelError, type ToolSpec } from '../src/models/call-model.js';
-import type { CheckedToolCall, GenerateInput, GenerateResult, TranscriptMessage } from '../src/protocol/index.js';
+import { callModel, classifyModelError, type RawToolCall, type ToolSpec } from '../src/models/call-model.js';
+import type { ResolvedLanguageModel } from '../src/models/provider-registry.js';
+import {
+  mergeToolActivity,
+  type CheckedToolCall,
+  type GenerateInput,
+  type GenerateResult,
+  type ToolActivityOptions,
+  type TranscriptMessage,
+} from '../src/protocol/index.js';
 import { type ActivityDependencies, requireAgent, toToolContext } from './dependencies.js';
 import { startHeartbeating } from './heartbeat.js';
 
 /**
- * One step's model call. Exactly one request with the visible tools as schemas (no execute); then every returned
- * tool call is checked against the tool's Zod schema and its dynamic `needsApproval` is evaluated here, so the
- * workflow receives calls already marked valid/invalid and approval-required.
+ * One step's model call. Exactly one request, offering the worker's current tools for the run as schemas (no
+ * execute); then every returned tool call is checked against its tool's schema and its dynamic `needsApproval` is
+ * evaluated here, so the workflow receives calls already marked valid/invalid and approval-required, with the
+ * tool's activity options.
  */
 export function createGenerate(deps: ActivityDependencies) {
   return async function generate(input: GenerateInput): Promise<GenerateResult> {
@@ -39,57 +50,22 @@ async function generateStep(
     ...(input.mark ? { mark: input.mark } : {}),
   });
   const tools = await deps.runTools.get(agent, input.run, transcript.run);
-  const visible = new Set(input.toolNames);
-  const specs: ToolSpec[] = input.toolNames.flatMap((name) => tools.getToolSpec(name) ?? []);
+  const specs: ToolSpec[] = tools.getAllToolNames().flatMap((name) => tools.getToolSpec(name) ?? []);
   const [first, ...rest] = transcript.messages;
   const system = first?.role === 'system' && typeof first.content === 'string' ? first.content : undefined;
-  const conversation: TranscriptMessage[] = system !== undefined ? rest : transcript.messages;
+  const response = await callModel({
+    model: resolveModel(deps, agent),
+    ...(system !== undefined ? { system } : {}),
+    messages: system !== undefined ? rest : transcript.messages,
+    tools: specs,
+    abortSignal: ctx.cancellationSignal,
+  });
 
-  let response;
-  try {
-    response = await callModel({
-      model: deps.providers.resolveLanguageModel(agent.model),
-      ...(system !== undefined ? { system } : {}),
-      messages: conversation,
-      tools: specs,
-      abortSignal: ctx.cancellationSignal,
-    });
-  } catch (err) {
-    if (ctx.cancellationSignal.aborted) throw err;
-    throw classifyModelError(err);
-  }
-
-  // Only the tools the model was shown may be called; everything else is "unavailable" for the model.
-  const lookup = {
-    getToolByName: (name: string) => (visible.has(name) ? tools.getToolByName(name) : undefined),
-    getAllToolNames: () => input.toolNames,
-  };
   const runCtx = toToolContext(transcript.run);
+  const messages = [...transcript.messages, ...response.responseMessages];
   const toolCalls: CheckedToolCall[] = [];
   for (const call of response.toolCalls) {
-    const check = await checkToolCall(lookup, call.toolName, call.input);
-    if (check.kind !== 'valid') {
-      toolCalls.push({ toolCallId: call.toolCallId, toolName: call.toolName, status: 'invalid', error: check.message });
-      continue;
-    }
-    const needsApproval = await evaluateNeedsApproval(check.tool, check.args, {
-      toolCallId: call.toolCallId,
-      messages: [...transcript.messages, ...response.responseMessages],
-      ...runCtx,
-    }).catch((err: unknown) => {
-      // A policy that cannot decide must not let the call through, nor fail the step: a person decides.
-      getGlobalLogger().warn(`needsApproval of tool '${call.toolName}' threw; asking for approval instead`, {
-        error: err instanceof Error ? err.message : String(err),
-      });
-      return true;
-    });
-    toolCalls.push({
-      toolCallId: call.toolCallId,
-      toolName: call.toolName,
-      status: 'valid',
-      needsApproval,
-      clientSide: check.tool.isClientSide(),
-    });
+    toolCalls.push(await checkCall(tools, agent, call, { ...runCtx, messages }));
   }
 
   const responseId = randomUUID();
@@ -101,5 +77,45 @@ async function generateStep(
     toolCalls,
     finishReason: response.finishReason,
     usage: response.usage,
+  };
+}
+
+/** The agent's model; a model the worker cannot build (missing key, unknown provider) fails without retries. */
+function resolveModel(deps: ActivityDependencies, agent: Agent): ResolvedLanguageModel {
+  try {
+    return deps.providers.resolveLanguageModel(agent.model);
+  } catch (err) {
+    throw classifyModelError(err);
+  }
+}
+
+/** Checks one call against the run's tools: valid (with its approval need and activity options) or invalid. */
+async function checkCall(
+  tools: ToolManager,
+  agent: Agent,
+  call: RawToolCall,
+  ctx: ReturnType<typeof toToolContext> & { messages: TranscriptMessage[] },
+): Promise<CheckedToolCall> {
+  const check = await checkToolCall(tools, call.toolName, call.input);
+  if (check.kind !== 'valid') {
+    return { toolCallId: call.toolCallId, toolName: call.toolName, status: 'invalid', error: check.message };
+  }
+  const needsApproval = await evaluateNeedsApproval(check.tool, check.args, {
+    toolCallId: call.toolCallId,
+    ...ctx,
+  }).catch((err: unknown) => {
+    // A policy that cannot decide must not let the call through, nor fail the step: a person decides.
+    getGlobalLogger().warn(`needsApproval of tool '${call.toolName}' threw; asking for approval instead`, {
+      error: err instanceof Error ? err.message : String(err),
+    });
+    return true;
+  });
+  return {
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    status: 'valid',
+    needsApproval,
+    clientSide: check.tool.isClientSide(),
+    activity: toJsonValue(mergeToolActivity(agent.activity?.tools, check.tool.activity)) as ToolActivityOptions,
   };
 }

@@ -1,19 +1,27 @@
-import { condition } from '@temporalio/workflow';
-import type { ApprovalDecision, ApprovalRecord, JsonValue, PendingApproval } from '../src/protocol/index.js';
+import type { ApprovalDecision, ApprovalRecord, PendingApproval } from '../src/protocol/index.js';
+
+/** A tool call that needs a person's decision before it runs. */
+export interface ApprovalRequest {
+  toolCallId: string;
+  toolName: string;
+  args: PendingApproval['args'];
+  step: number;
+}
 
 /**
- * Pending approvals of a run and the decisions that settle them. Every transition is idempotent: a decision
- * applies once, a duplicate is ignored, and a decision that arrives before its wait starts is kept for it.
+ * Pending approvals of a run and the decisions that settle them. Pure state: the workflow waits with `condition` on
+ * {@link ApprovalBook.hasDecision}. Every transition is idempotent: a decision applies once, a duplicate is ignored,
+ * and a decision that arrives before its request is kept for it.
  */
 export class ApprovalBook {
   private readonly pending = new Map<string, PendingApproval>();
-  /** Decisions received but not yet consumed by a wait (early ones included). */
+  /** Decisions received but not yet consumed by a request (early ones included). */
   private readonly received = new Map<string, ApprovalDecision>();
   /** Tool-call ids whose approval is settled (decided or timed out). */
   private readonly settled = new Set<string>();
 
   constructor(
-    private readonly records: ApprovalRecord[],
+    private readonly records: ApprovalRecord[] = [],
     early: ApprovalDecision[] = [],
   ) {
     // Decisions carried over continue-as-new stay settled, so a late duplicate is still ignored; early decisions
@@ -39,15 +47,17 @@ export class ApprovalBook {
     return undefined;
   }
 
+  /** The calls waiting for a decision. */
   list(): PendingApproval[] {
     return [...this.pending.values()];
   }
 
+  /** Every settled decision, oldest first. */
   history(): ApprovalRecord[] {
     return [...this.records];
   }
 
-  /** Records a decision from a signal. Returns false when it was ignored (duplicate or already settled). */
+  /** Records a decision. Returns false when it was ignored (duplicate or already settled). */
   receive(decision: ApprovalDecision): boolean {
     if (this.settled.has(decision.toolCallId) || this.received.has(decision.toolCallId)) return false;
     this.received.set(decision.toolCallId, decision);
@@ -67,53 +77,64 @@ export class ApprovalBook {
     return undefined;
   }
 
-  /**
-   * Waits for a decision on one tool call, up to `timeoutMs`. A timeout denies with a reason saying so.
-   * Cancellation of the workflow rejects the wait, so no tool runs.
-   */
-  async await(
-    request: { toolCallId: string; toolName: string; args: JsonValue; step: number },
-    timeoutMs: number | undefined,
-    onRequested: (pending: PendingApproval) => void,
-  ): Promise<ApprovalRecord> {
+  /** Opens a request: it is pending until {@link settle}. */
+  request(request: ApprovalRequest, now: Date, timeoutMs: number | undefined): PendingApproval {
     // A provider may reuse an id in a later step: that is a new request, not the one already decided.
     this.settled.delete(request.toolCallId);
-    const requestedAt = new Date();
     const pending: PendingApproval = {
       ...request,
-      requestedAt: requestedAt.toISOString(),
-      ...(timeoutMs !== undefined ? { expiresAt: new Date(requestedAt.getTime() + timeoutMs).toISOString() } : {}),
+      requestedAt: now.toISOString(),
+      ...(timeoutMs !== undefined ? { expiresAt: new Date(now.getTime() + timeoutMs).toISOString() } : {}),
     };
     this.pending.set(request.toolCallId, pending);
-    onRequested(pending);
-    const arrived = () => this.received.has(request.toolCallId);
-    const decided = timeoutMs === undefined ? (await condition(arrived), true) : await condition(arrived, timeoutMs);
-    this.pending.delete(request.toolCallId);
-    this.settled.add(request.toolCallId);
-    const decision = this.received.get(request.toolCallId);
-    this.received.delete(request.toolCallId);
+    return pending;
+  }
+
+  /** True once a decision for this call has been received. */
+  hasDecision(toolCallId: string): boolean {
+    return this.received.has(toolCallId);
+  }
+
+  /**
+   * Closes a pending request with the decision received for it, or, when `decided` is false, as denied after
+   * `timeoutMs` without a decision. Returns the record, which is also kept in {@link history}.
+   */
+  settle(toolCallId: string, now: Date, decided: boolean, timeoutMs?: number): ApprovalRecord {
+    const pending = this.pending.get(toolCallId);
+    if (!pending) throw new Error(`No pending approval for tool call '${toolCallId}'`);
+    this.pending.delete(toolCallId);
+    this.settled.add(toolCallId);
+    const decision = this.received.get(toolCallId);
+    this.received.delete(toolCallId);
+    const { toolName, requestedAt } = pending;
+    const decidedAt = now.toISOString();
     const record: ApprovalRecord =
       decided && decision
         ? {
-            toolCallId: request.toolCallId,
-            toolName: request.toolName,
+            toolCallId,
+            toolName,
             approved: decision.approved,
             ...(decision.reason !== undefined ? { reason: decision.reason } : {}),
             ...(decision.approver !== undefined ? { approver: decision.approver } : {}),
-            requestedAt: pending.requestedAt,
-            decidedAt: new Date().toISOString(),
+            requestedAt,
+            decidedAt,
           }
         : {
-            toolCallId: request.toolCallId,
-            toolName: request.toolName,
+            toolCallId,
+            toolName,
             approved: false,
             reason: `Approval timed out after ${formatDuration(timeoutMs ?? 0)} without a decision.`,
             timedOut: true,
-            requestedAt: pending.requestedAt,
-            decidedAt: new Date().toISOString(),
+            requestedAt,
+            decidedAt,
           };
     this.records.push(record);
     return record;
+  }
+
+  /** Forgets every pending request (the run ended); their calls never run. */
+  abandon(): void {
+    this.pending.clear();
   }
 
   /** The latest decision recorded for a tool call, once settled. */

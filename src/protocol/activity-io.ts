@@ -1,4 +1,4 @@
-import type { AgentDescription, RunContextData } from './descriptor.js';
+import type { AgentDescription, RunContextData, ToolActivityOptions } from './descriptor.js';
 import type { JsonValue } from './json.js';
 import type { ToolResultOutput, TranscriptMessage } from './messages.js';
 
@@ -26,7 +26,11 @@ export interface GenerateInput {
   run: RunRef;
   step: number;
   messageCount: number;
-  toolNames: string[];
+  /**
+   * Written by v0.1.0 workflows, which offered the model the tools recorded at the start of the run. Ignored: the
+   * worker's current tools are offered (docs/upgrading.md, "Tool definitions are code").
+   */
+  toolNames?: string[];
   /** The previous step's tool message, with executed results as references (see {@link TranscriptDelta}). */
   delta?: TranscriptDelta;
   /** The latest model response the run recorded, so a worker can tell whether its cached copy is that one. */
@@ -68,9 +72,20 @@ export interface Usage {
   totalTokens: number;
 }
 
-/** A tool call of one step as the generate activity checked it. Its arguments live in the assistant message. */
+/**
+ * A tool call of one step as the generate activity checked it against the worker's current tools. Its arguments
+ * live in the assistant message. `activity` holds the tool's activity options (the agent's tool defaults merged
+ * under the tool's own); calls recorded by v0.1.0 lack it and take the options from the recorded descriptors.
+ */
 export type CheckedToolCall =
-  | { toolCallId: string; toolName: string; status: 'valid'; needsApproval: boolean; clientSide: boolean }
+  | {
+      toolCallId: string;
+      toolName: string;
+      status: 'valid';
+      needsApproval: boolean;
+      clientSide: boolean;
+      activity?: ToolActivityOptions;
+    }
   | { toolCallId: string; toolName: string; status: 'invalid'; error: string };
 
 /** Output of `generate`: one model call. */

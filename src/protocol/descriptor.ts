@@ -16,8 +16,9 @@ export interface ToolActivityOptions {
 }
 
 /**
- * What the workflow knows about one tool: plain JSON, recorded in history once per run by `describeAgent`, so a
- * run replays the same after the worker's tool definitions change.
+ * What is known about one tool, as plain JSON. v0.1.0 recorded these for every tool of a run in its
+ * {@link AgentDescription}; since v0.2.0 the description no longer carries them (tool definitions are code: the
+ * worker's current tools govern each step, see docs/upgrading.md) and the type describes tools to people.
  */
 export interface ToolDescriptor {
   name: string;
@@ -47,18 +48,21 @@ export interface GenerateActivityOptions {
 }
 
 /**
- * Everything the workflow needs to know about its agent for one run, fetched once by `describeAgent` and
- * recorded in history. Versioned so that old histories still decode.
+ * What the workflow branches on for one run, fetched once by `describeAgent` and recorded in history: the system
+ * prompt, the step budget, the approval policy and activity options. Versioned so that old histories still decode:
+ * version 1 (v0.1.0) also recorded every tool's descriptor; version 2 does not, because the tools of each step come
+ * from the worker (the `generate` activity reports each call's approval, client-side flag and activity options).
  */
 export interface AgentDescription {
-  version: 1;
+  version: 1 | 2;
   agentName: string;
   systemPrompt: string;
-  tools: ToolDescriptor[];
+  /** Version 1 only: the tools as recorded at the start of the run. */
+  tools?: ToolDescriptor[];
   maxSteps: number;
   approval: ApprovalPolicy;
   generateActivity?: GenerateActivityOptions;
-  /** Defaults for every tool activity, merged under each tool's own `activity`. */
+  /** Version 1 only (version 2 merges it into each checked call): defaults for every tool activity. */
   toolActivity?: ToolActivityOptions;
   /** A retriever failure while building the system prompt; the run goes on without the context. */
   retrieverError?: string;
@@ -69,4 +73,13 @@ export interface RunContextData {
   userId?: string;
   conversationId?: string;
   context: Record<string, JsonValue>;
+}
+
+/** An agent's tool activity defaults merged under a tool's own options (retry policies merged field by field). */
+export function mergeToolActivity(
+  defaults: ToolActivityOptions | undefined,
+  own: ToolActivityOptions | undefined,
+): ToolActivityOptions {
+  const retry = defaults?.retry || own?.retry ? { retry: { ...defaults?.retry, ...own?.retry } } : {};
+  return { ...defaults, ...own, ...retry };
 }

@@ -4,7 +4,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
-import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
+import { ScriptedLanguageModel, type ScriptedRequest } from '../../src/models/scripted-model.js';
 import { createTool } from '../../src/tool/tool.js';
 import { ToolDeniedError, isToolDeniedError } from '../../src/tool/errors/tool-denied-error.js';
 import { createTestEnv, uniqueTaskQueue } from '../support/temporal.js';
@@ -290,6 +290,76 @@ describe('agent loop', () => {
       expect(events.at(-1)).toBe('failed');
       await recordHistory('tool-denied-error', env, run.id);
     });
+  });
+
+  it("offers the worker's current tools at each step: a changed schema and approval policy apply from the next step", async () => {
+    const taskQueue = uniqueTaskQueue();
+    const pause = createTool({ name: 'pause', description: 'Waits for the client.', parameters: z.object({}) });
+    const lookupV1 = createTool({
+      name: 'lookup',
+      description: 'Looks up a record by numeric id.',
+      parameters: z.object({ id: z.number() }),
+      execute: async ({ id }) => `v1 record ${id}`,
+    });
+    const lookupV2 = createTool({
+      name: 'lookup',
+      description: 'Looks up a record by key.',
+      parameters: z.object({ key: z.string() }),
+      needsApproval: true,
+      execute: async ({ key }) => `v2 record ${key}`,
+    });
+    const steps = [
+      { toolCalls: [{ toolName: 'lookup', input: { id: 7 }, toolCallId: 'l1' }] },
+      { toolCalls: [{ toolName: 'pause', input: {}, toolCallId: 'p1' }] },
+      // After the swap: arguments of the old schema no longer validate, and the tool now needs approval.
+      {
+        toolCalls: [
+          { toolName: 'lookup', input: { id: 8 }, toolCallId: 'l2' },
+          { toolName: 'lookup', input: { key: 'k9' }, toolCallId: 'l3' },
+        ],
+      },
+      { text: 'done' },
+    ];
+    const before = new ScriptedLanguageModel({ steps, stepSelection: 'assistant-turns' });
+    const after = new ScriptedLanguageModel({ steps, stepSelection: 'assistant-turns' });
+    const agent = (model: ScriptedLanguageModel, lookup: typeof lookupV1 | typeof lookupV2) =>
+      new Agent({ name: 'evolving-tools', instructions: 'Look things up.', model, tools: [lookup, pause] });
+
+    const run = await withAgentWorker(
+      env,
+      [agent(before, lookupV1)],
+      async ({ start }) => {
+        const run = await start('evolving-tools', 'go');
+        await expect.poll(async () => (await run.state()).pendingToolResults.length, { timeout: 10_000 }).toBe(1);
+        return run;
+      },
+      { taskQueue },
+    );
+    const result = await withAgentWorker(
+      env,
+      [agent(after, lookupV2)],
+      async () => {
+        await run.submitToolResult('p1', 'resumed');
+        await expect.poll(async () => (await run.state()).pendingApprovals.map((p) => p.toolCallId)).toEqual(['l3']);
+        await run.approve('l3');
+        return await run.result();
+      },
+      { taskQueue },
+    );
+
+    const schemaOf = (request: ScriptedRequest | undefined) =>
+      request?.tools.find((t) => t.name === 'lookup' && t.type === 'function') as { inputSchema: unknown } | undefined;
+    expect(JSON.stringify(schemaOf(before.requests[0])?.inputSchema)).toContain('"id"');
+    expect(JSON.stringify(schemaOf(after.requests[0])?.inputSchema)).toContain('"key"');
+    const outputs = new Map(result.toolResults.map((r) => [r.toolCallId, r.output]));
+    expect(outputs.get('l1')).toEqual({ type: 'text', value: 'v1 record 7' });
+    expect(outputs.get('l2')).toMatchObject({
+      type: 'error-text',
+      value: expect.stringContaining('Invalid input for tool lookup'),
+    });
+    expect(outputs.get('l3')).toEqual({ type: 'text', value: 'v2 record k9' });
+    expect(result.approvals).toMatchObject([{ toolCallId: 'l3', approved: true }]);
+    expect(result.text).toBe('done');
   });
 
   it('keeps the agent description it recorded when the worker restarts with a changed agent', async () => {

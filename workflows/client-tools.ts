@@ -1,0 +1,77 @@
+import type { PendingToolResult, ToolResultSubmission } from '../src/protocol/index.js';
+
+/**
+ * Client-side tool calls waiting for their result, and the results submitted for them. Pure state: the workflow
+ * waits with `condition` on {@link ClientToolBook.hasResult}. A result submitted before its call is asked for is
+ * kept for it (and carried over continue-as-new); a second result for the same call is ignored.
+ */
+export class ClientToolBook {
+  private readonly pending = new Map<string, PendingToolResult>();
+  private readonly submitted = new Map<string, ToolResultSubmission>();
+
+  constructor(early: ToolResultSubmission[] = []) {
+    for (const submission of early) this.submitted.set(submission.toolCallId, submission);
+  }
+
+  /** Why a submission is not even well-formed, or undefined. */
+  malformed(submission: ToolResultSubmission | null | undefined): string | undefined {
+    if (typeof submission?.toolCallId !== 'string') return 'toolCallId must be a string.';
+    return undefined;
+  }
+
+  /** Why an update's submission must be rejected, or undefined. Touches nothing. */
+  rejection(submission: ToolResultSubmission): string | undefined {
+    if (!this.pending.has(submission.toolCallId)) {
+      const waiting = [...this.pending.keys()];
+      return (
+        `No client-side tool call '${submission.toolCallId}' is waiting for a result.` +
+        (waiting.length ? ` Waiting: ${waiting.join(', ')}.` : '')
+      );
+    }
+    if (this.submitted.has(submission.toolCallId)) {
+      return `A result for tool call '${submission.toolCallId}' was already submitted.`;
+    }
+    return undefined;
+  }
+
+  /** Keeps a submitted result unless one is already there for the same call. */
+  receive(submission: ToolResultSubmission): void {
+    if (!this.submitted.has(submission.toolCallId)) this.submitted.set(submission.toolCallId, submission);
+  }
+
+  /** Opens a request for a client-side call's result. */
+  request(pending: PendingToolResult): void {
+    this.pending.set(pending.toolCallId, pending);
+  }
+
+  hasResult(toolCallId: string): boolean {
+    return this.submitted.has(toolCallId);
+  }
+
+  /**
+   * Closes the request and consumes its result: a later call that reuses the id (some providers number ids per
+   * step) waits for its own.
+   */
+  take(toolCallId: string): ToolResultSubmission {
+    const submission = this.submitted.get(toolCallId);
+    if (!submission) throw new Error(`No result for tool call '${toolCallId}'`);
+    this.pending.delete(toolCallId);
+    this.submitted.delete(toolCallId);
+    return submission;
+  }
+
+  /** The calls waiting for a result. */
+  list(): PendingToolResult[] {
+    return [...this.pending.values()];
+  }
+
+  /** Results received for calls not asked about yet, to carry over continue-as-new. */
+  early(): ToolResultSubmission[] {
+    return [...this.submitted.values()];
+  }
+
+  /** Forgets every pending request (the run ended). */
+  abandon(): void {
+    this.pending.clear();
+  }
+}

@@ -1,0 +1,51 @@
+import { condition, log, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  approvalSignal,
+  approvalUpdate,
+  eventsQuery,
+  stateQuery,
+  toolProgressSignal,
+  toolResultSignal,
+  toolResultUpdate,
+  transcriptQuery,
+} from './messages.js';
+import type { AgentRunState } from './run-state.js';
+
+/**
+ * Registers every signal, query and update of a run; call it before the first await so that early signals and
+ * queries are never lost. Signals have no validator: malformed ones are logged and ignored (a throw would fail every
+ * workflow task). Updates reject bad input in their validator, before anything is recorded.
+ */
+export function registerHandlers(state: AgentRunState): void {
+  const { approvals, clientTools } = state;
+  setHandler(approvalSignal, (decision) => {
+    const why = approvals.malformed(decision);
+    if (why) log.warn('Ignored a malformed approval signal', { why });
+    else approvals.receive(decision);
+  });
+  setHandler(
+    approvalUpdate,
+    async (decision) => {
+      approvals.receive(decision);
+      await condition(() => approvals.recordFor(decision.toolCallId) !== undefined);
+      return approvals.recordFor(decision.toolCallId)!;
+    },
+    { validator: (decision) => reject(approvals.malformed(decision) ?? approvals.rejection(decision)) },
+  );
+  setHandler(toolResultSignal, (submission) => {
+    const why = clientTools.malformed(submission);
+    if (why) log.warn('Ignored a malformed tool-result signal', { why });
+    else clientTools.receive(submission);
+  });
+  setHandler(toolResultUpdate, (submission) => clientTools.receive(submission), {
+    validator: (submission) => reject(clientTools.malformed(submission) ?? clientTools.rejection(submission)),
+  });
+  setHandler(toolProgressSignal, (progress) => state.recordProgress(progress));
+  setHandler(stateQuery, () => state.snapshot());
+  setHandler(eventsQuery, (after, limit) => state.events.after(after, limit));
+  setHandler(transcriptQuery, (from, to, fromPart) => state.transcriptPage(workflowInfo().runId, from, to, fromPart));
+}
+
+function reject(why: string | undefined): void {
+  if (why) throw new Error(why);
+}

@@ -1,0 +1,204 @@
+import {
+  ZERO_USAGE,
+  addUsage,
+  assistantText,
+  previewOutput,
+  previewText,
+  serveTranscriptPage,
+  type AgentRunInput,
+  type CheckedToolCall,
+  type GenerateResult,
+  type JsonValue,
+  type RunContextData,
+  type RunState,
+  type RunStatus,
+  type RunningTool,
+  type StepSummary,
+  type ToolProgress,
+  type TranscriptMessage,
+  type TranscriptSlice,
+  type Usage,
+} from '../src/protocol/index.js';
+import { ApprovalBook } from './approvals.js';
+import { ClientToolBook } from './client-tools.js';
+import { EventLog } from './event-log.js';
+
+/**
+ * Everything a run knows, and the transitions between its states. Plain data and pure methods: the workflow's
+ * handlers and loop call into it, and it is unit-tested without a server. Time comes from `Date`, which the workflow
+ * sandbox makes deterministic.
+ */
+export class AgentRunState {
+  status: RunStatus = 'running';
+  usage: Usage;
+  finishReason = 'unknown';
+  /** Set once the state was too large to continue as new (the run goes on in its execution). */
+  continuationTooLarge = false;
+  readonly run: RunContextData;
+  readonly events: EventLog;
+  readonly approvals: ApprovalBook;
+  readonly clientTools: ClientToolBook;
+  readonly messages: TranscriptMessage[];
+  readonly steps: StepSummary[];
+  readonly runningTools = new Map<string, RunningTool>();
+
+  constructor(input: AgentRunInput) {
+    const carried = input.continuation;
+    this.run = {
+      ...(input.userId !== undefined ? { userId: input.userId } : {}),
+      ...(input.conversationId !== undefined ? { conversationId: input.conversationId } : {}),
+      context: input.context ?? {},
+    };
+    this.events = new EventLog(carried?.events);
+    this.approvals = new ApprovalBook(carried ? [...carried.approvals] : [], carried?.earlyApprovals ?? []);
+    this.clientTools = new ClientToolBook(carried?.earlyToolResults ?? []);
+    this.messages = carried ? [...carried.messages] : [];
+    this.steps = carried ? [...carried.steps] : [];
+    this.usage = carried?.usage ?? ZERO_USAGE;
+  }
+
+  /** The answer of the state query. */
+  snapshot(): RunState {
+    const pendingApprovals = this.approvals.list();
+    const pendingToolResults = this.clientTools.list();
+    const waiting = pendingApprovals.length > 0 || pendingToolResults.length > 0;
+    return {
+      status: this.status === 'running' && waiting ? 'waiting' : this.status,
+      step: this.steps.length,
+      usage: this.usage,
+      pendingApprovals,
+      pendingToolResults,
+      pendingElicitations: [],
+      runningTools: [...this.runningTools.values()],
+      messageCount: this.messages.length,
+      lastEventSeq: this.events.lastSeq,
+    };
+  }
+
+  /** One page of the transcript, for the transcript query. */
+  transcriptPage(runId: string, from: number, to?: number, fromPart = 0): TranscriptSlice {
+    return serveTranscriptPage(
+      this.messages,
+      { from, ...(to !== undefined ? { to } : {}), fromPart },
+      {
+        runId,
+        run: this.run,
+      },
+    );
+  }
+
+  /**
+   * Shows a streaming tool's latest yield. Applied only while the call runs and only when newer than what the run
+   * has, so a retried attempt's repeated yields are not shown twice. Malformed reports are ignored.
+   */
+  recordProgress(progress: ToolProgress | null | undefined): void {
+    if (typeof progress?.toolCallId !== 'string' || typeof progress.seq !== 'number') return;
+    const running = this.runningTools.get(progress.toolCallId);
+    if (!running || (running.progress && running.progress.seq >= progress.seq)) return;
+    const value = previewOutput(progress.value);
+    running.progress = { ...progress, value };
+    this.events.emit({ type: 'tool-progress', toolCallId: progress.toolCallId, progressSeq: progress.seq, value });
+  }
+
+  /** The run's first messages: the system prompt (when not blank) and the input. */
+  begin(systemPrompt: string, input: TranscriptMessage[]): void {
+    if (systemPrompt.trim() !== '') this.messages.push({ role: 'system', content: systemPrompt });
+    this.messages.push(...input);
+  }
+
+  /** Starts the next step and returns its number (from 1). */
+  startStep(): number {
+    const step = this.steps.length + 1;
+    this.events.emit({ type: 'step-started', step });
+    return step;
+  }
+
+  /** Appends a model response and announces its text and tool calls. Returns each call's arguments by id. */
+  recordResponse(step: number, generated: GenerateResult): Map<string, JsonValue> {
+    this.messages.push(...generated.messages);
+    this.usage = addUsage(this.usage, generated.usage);
+    this.finishReason = generated.finishReason;
+    const text = assistantText(generated.messages[generated.messages.length - 1]);
+    if (text !== '') this.events.emit({ type: 'text', step, text: previewText(text) });
+    const argsById = toolCallArgs(generated.messages);
+    for (const call of generated.toolCalls) {
+      const args = previewOutput(argsById.get(call.toolCallId) ?? null);
+      this.events.emit({ type: 'tool-call', step, toolCallId: call.toolCallId, toolName: call.toolName, args });
+    }
+    return argsById;
+  }
+
+  /** Marks a tool activity as running (shown by the state query until {@link toolFinished}). */
+  toolStarted(step: number, call: CheckedToolCall): void {
+    const { toolCallId, toolName } = call;
+    this.runningTools.set(toolCallId, { toolCallId, toolName, step, startedAt: new Date().toISOString() });
+    this.events.emit({ type: 'tool-started', step, toolCallId, toolName });
+  }
+
+  toolFinished(toolCallId: string): void {
+    this.runningTools.delete(toolCallId);
+  }
+
+  /** Closes a step: its tool message (when it called tools) and its summary. */
+  finishStep(step: number, generated: GenerateResult, results: StepToolResults): void {
+    if (results.parts.length > 0) this.messages.push({ role: 'tool', content: results.parts });
+    this.steps.push({
+      step,
+      finishReason: generated.finishReason,
+      usage: generated.usage,
+      toolCalls: generated.toolCalls.map((call, i) => ({
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        outcome: results.outcomes[i]!,
+      })),
+    });
+    this.events.emit({ type: 'step-finished', step, finishReason: generated.finishReason, usage: generated.usage });
+  }
+
+  /** The run completed: its final text. */
+  complete(stopReason: string): string {
+    const text = assistantText(lastAssistant(this.messages));
+    this.status = 'completed';
+    this.events.emit({ type: 'finished', text, finishReason: this.finishReason, stopReason });
+    return text;
+  }
+
+  /** The run was cancelled: nothing it waited for will run, so nothing is pending any more. */
+  cancel(): void {
+    this.status = 'cancelled';
+    this.approvals.abandon();
+    this.clientTools.abandon();
+    this.events.emit({ type: 'cancelled' });
+  }
+
+  /** The run failed with `message` (and the failure's type, when it has one). */
+  fail(message: string, errorType?: string): void {
+    this.status = 'failed';
+    this.approvals.abandon();
+    this.clientTools.abandon();
+    this.events.emit({ type: 'failed', message, ...(errorType ? { errorType } : {}) });
+  }
+}
+
+/** What a step's tool calls gave the model, in call order. */
+export interface StepToolResults {
+  parts: Array<Extract<TranscriptMessage, { role: 'tool' }>['content'][number]>;
+  outcomes: StepSummary['toolCalls'][number]['outcome'][];
+}
+
+/** The arguments of each tool call in the assistant message(s), by tool-call id. */
+function toolCallArgs(messages: TranscriptMessage[]): Map<string, JsonValue> {
+  const args = new Map<string, JsonValue>();
+  for (const message of messages) {
+    if (message.role !== 'assistant' || typeof message.content === 'string') continue;
+    for (const part of message.content) {
+      if (part.type === 'tool-call') args.set(part.toolCallId, (part.input ?? null) as JsonValue);
+    }
+  }
+  return args;
+}
+
+function lastAssistant(messages: TranscriptMessage[]): TranscriptMessage | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === 'assistant') return messages[i];
+  return undefined;
+}
