@@ -4,6 +4,7 @@ import type { AgentRegistry } from '../src/agent/registry.js';
 import type { ToolManager } from '../src/tool/tool-manager.js';
 import type { ProviderRegistry } from '../src/models/provider-registry.js';
 import { FailureType, type RunContextData, type RunRef } from '../src/protocol/index.js';
+import type { WorkerLimits } from './limits.js';
 import { type TranscriptCache } from './transcripts.js';
 
 /** What the activities close over: built once per worker by `createActivities`. */
@@ -12,8 +13,8 @@ export interface ActivityDependencies {
   providers: ProviderRegistry;
   transcripts: TranscriptCache;
   runTools: RunToolsCache;
-  /** Largest tool output, in bytes of JSON, that may be recorded; larger ones become an error for the model. */
-  maxToolOutputBytes: number;
+  /** Bounds on what models and tools hand the runtime. */
+  limits: WorkerLimits;
   /** Streaming tools report progress to their run at most this often. */
   progressIntervalMs: number;
 }

@@ -1,5 +1,8 @@
+import { ApplicationFailure } from '@temporalio/common';
 import {
   DEFAULT_MAX_STEPS,
+  FailureType,
+  utf8Length,
   type DescribeAgentInput,
   type DescribeAgentResult,
   type GenerateActivityOptions,
@@ -18,14 +21,32 @@ export function createDescribeAgent(deps: ActivityDependencies) {
     const agent = requireAgent(deps, input.agentName);
     const ctx = toToolContext(input.run);
     const tools = await agent.resolveRunTools(ctx);
-    const prompt = await agent.buildSystemPrompt({ input: input.input, ctx, tools });
+    const maxBytes = deps.limits.systemPromptBytes;
+    const prompt = await agent.buildSystemPrompt({ input: input.input, ctx, tools, maxBytes });
+    const bytes = utf8Length(prompt.text);
+    if (bytes > maxBytes) {
+      // Recording it would fail every attempt of the run's first workflow task: fail the run once, saying why.
+      throw ApplicationFailure.create({
+        type: FailureType.AgentSystemPromptTooLarge,
+        nonRetryable: true,
+        message:
+          `Agent '${agent.name}' has a system prompt of ${bytes} bytes (instructions and toolkit instructions), ` +
+          `over the ${maxBytes}-byte limit for a recorded prompt. Shorten the instructions, or raise ` +
+          'limits.systemPromptBytes if your Temporal server allows larger payloads.',
+      });
+    }
     const approvalTimeoutMs = agent.approvalTimeoutMs;
     return {
       version: 2,
       agentName: agent.name,
       systemPrompt: prompt.text,
       maxSteps: agent.maxSteps ?? DEFAULT_MAX_STEPS,
-      approval: approvalTimeoutMs !== undefined ? { timeoutMs: approvalTimeoutMs } : {},
+      ...(agent.toolConcurrency !== undefined ? { toolConcurrency: agent.toolConcurrency } : {}),
+      approval: {
+        ...(approvalTimeoutMs !== undefined ? { timeoutMs: approvalTimeoutMs } : {}),
+        ...(agent.approval?.earlyDecisions ? { earlyDecisions: true } : {}),
+        ...(agent.approval?.authorizeDecision ? { authorize: true } : {}),
+      },
       ...(agent.activity?.generate
         ? { generateActivity: toJsonValue(agent.activity.generate) as GenerateActivityOptions }
         : {}),

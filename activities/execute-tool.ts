@@ -6,8 +6,10 @@ import { getGlobalLogger } from '../src/logger.js';
 import { createToolExecuteOptions } from '../src/tool/execute-options.js';
 import { toJsonValue } from '../src/tool/json-safe.js';
 import type { ToolCheckpoint } from '../src/tool/tool.js';
+import { CheckpointTooLargeError } from '../src/tool/errors/checkpoint-too-large-error.js';
 import {
   FailureType,
+  jsonBytes,
   defaultModelOutput,
   type ExecuteToolInput,
   type ExecuteToolResult,
@@ -66,7 +68,12 @@ export function createExecuteTool(deps: ActivityDependencies) {
           ...(resumeFrom ? { resumeFrom } : {}),
           onPreliminary: (value, seq) => {
             // The checkpoint is the heartbeat: a retried attempt gets it back as `options.checkpoint`.
-            checkpoint = { seq, value: toJson(value) };
+            const json = toJson(value);
+            const bytes = jsonBytes(json);
+            if (bytes > deps.limits.checkpointBytes) {
+              throw new CheckpointTooLargeError(input.toolName, bytes, deps.limits.checkpointBytes);
+            }
+            checkpoint = { seq, value: json };
             heartbeat.beat();
             progress.report(seq, checkpoint.value as JsonValue);
           },
@@ -95,7 +102,7 @@ export function createExecuteTool(deps: ActivityDependencies) {
             },
           };
         }
-        const result = sizeChecked(input.toolName, deps.maxToolOutputBytes, {
+        const result = sizeChecked(input.toolName, deps.limits.toolOutputBytes, {
           version: 1,
           kind: outcome.kind,
           output: toJson(outcome.output),

@@ -6,9 +6,17 @@ import { evaluateNeedsApproval } from '../src/tool/approval.js';
 import { toJsonValue } from '../src/tool/json-safe.js';
 import type { ToolManager } from '../src/tool/tool-manager.js';
 import { getGlobalLogger } from '../src/logger.js';
-import { callModel, classifyModelError, type RawToolCall, type ToolSpec } from '../src/models/call-model.js';
+import { ApplicationFailure } from '@temporalio/common';
+import {
+  callModel,
+  classifyModelError,
+  ModelFailureType,
+  type RawToolCall,
+  type ToolSpec,
+} from '../src/models/call-model.js';
 import type { ResolvedLanguageModel } from '../src/models/provider-registry.js';
 import {
+  jsonBytes,
   mergeToolActivity,
   type CheckedToolCall,
   type GenerateInput,
@@ -18,6 +26,7 @@ import {
 } from '../src/protocol/index.js';
 import { type ActivityDependencies, requireAgent, toToolContext } from './dependencies.js';
 import { startHeartbeating } from './heartbeat.js';
+import { capToolCalls, overflowMessage } from './response-limits.js';
 
 /**
  * One step's model call. Exactly one request, offering the worker's current tools for the run as schemas (no
@@ -61,23 +70,47 @@ async function generateStep(
     abortSignal: ctx.cancellationSignal,
   });
 
+  const cap = deps.limits.toolCallsPerStep;
+  const calls = capToolCalls(response.toolCalls, cap);
   const runCtx = toToolContext(transcript.run);
   const messages = [...transcript.messages, ...response.responseMessages];
   const toolCalls: CheckedToolCall[] = [];
-  for (const call of response.toolCalls) {
-    toolCalls.push(await checkCall(tools, agent, call, { ...runCtx, messages }));
-  }
+  for (const call of calls.runnable) toolCalls.push(await checkCall(tools, agent, call, { ...runCtx, messages }));
+  const error = overflowMessage(response.toolCalls.length, cap);
+  for (const call of calls.overflow) toolCalls.push({ ...callId(call), status: 'invalid', error });
 
-  const responseId = randomUUID();
-  deps.transcripts.append(input.run, input.messageCount, response.responseMessages, responseId);
-  return {
+  const result: GenerateResult = {
     version: 1,
-    responseId,
+    responseId: randomUUID(),
     messages: response.responseMessages,
     toolCalls,
     finishReason: response.finishReason,
     usage: response.usage,
   };
+  checkResponseSize(result, deps.limits.modelResponseBytes);
+  deps.transcripts.append(input.run, input.messageCount, result.messages, result.responseId);
+  return result;
+}
+
+function callId(call: RawToolCall): { toolCallId: string; toolName: string } {
+  return { toolCallId: call.toolCallId, toolName: call.toolName };
+}
+
+/**
+ * A response too large to record would fail the activity's completion, and a retry would call (and bill) the model
+ * again for the same result: fail the run once, saying why.
+ */
+function checkResponseSize(result: GenerateResult, maxBytes: number): void {
+  const bytes = jsonBytes(result);
+  if (bytes <= maxBytes) return;
+  throw ApplicationFailure.create({
+    type: ModelFailureType.ResponseTooLarge,
+    nonRetryable: true,
+    message:
+      `The model's response is ${bytes} bytes, over the ${maxBytes}-byte limit for a recorded response ` +
+      '(Temporal stores each activity result as one payload of at most 2 MB). Ask for shorter answers ' +
+      '(maxOutputTokens), or raise limits.modelResponseBytes if your Temporal server allows larger payloads.',
+  });
 }
 
 /** The agent's model; a model the worker cannot build (missing key, unknown provider) fails without retries. */
@@ -98,7 +131,7 @@ async function checkCall(
 ): Promise<CheckedToolCall> {
   const check = await checkToolCall(tools, call.toolName, call.input);
   if (check.kind !== 'valid') {
-    return { toolCallId: call.toolCallId, toolName: call.toolName, status: 'invalid', error: check.message };
+    return { ...callId(call), status: 'invalid', error: check.message };
   }
   const needsApproval = await evaluateNeedsApproval(check.tool, check.args, {
     toolCallId: call.toolCallId,
@@ -111,8 +144,7 @@ async function checkCall(
     return true;
   });
   return {
-    toolCallId: call.toolCallId,
-    toolName: call.toolName,
+    ...callId(call),
     status: 'valid',
     needsApproval,
     clientSide: check.tool.isClientSide(),

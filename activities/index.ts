@@ -1,16 +1,20 @@
 import type { AgentRegistry } from '../src/agent/registry.js';
 import type { ProviderRegistry } from '../src/models/provider-registry.js';
 import { RunToolsCache, type ActivityDependencies } from './dependencies.js';
+import { createAuthorizeDecision } from './authorize-decision.js';
 import { createDescribeAgent } from './describe-agent.js';
 import { createExecuteTool } from './execute-tool.js';
 import { createGenerate } from './generate.js';
+import { resolveWorkerLimits, type WorkerLimits } from './limits.js';
 import { TranscriptCache } from './transcripts.js';
 
 /** Options of `createActivities`. */
 export interface CreateActivitiesOptions {
   agents: AgentRegistry;
   providers: ProviderRegistry;
-  /** Tool outputs larger than this (JSON bytes) reach the model as an error. Default 1.5 MB, under Temporal's 2 MB. */
+  /** Bounds on what models and tools hand the runtime (docs/limits.md). */
+  limits?: Partial<WorkerLimits>;
+  /** Same as `limits.toolOutputBytes` (kept for compatibility). */
   maxToolOutputBytes?: number;
   /** Streaming tools report progress to their run at most this often (signals in history). Default 500 ms. */
   progressIntervalMs?: number;
@@ -26,11 +30,15 @@ export function createActivities(options: CreateActivitiesOptions) {
     providers: options.providers,
     transcripts: new TranscriptCache(),
     runTools: new RunToolsCache(),
-    maxToolOutputBytes: options.maxToolOutputBytes ?? 1_500_000,
+    limits: resolveWorkerLimits({
+      ...(options.maxToolOutputBytes !== undefined ? { toolOutputBytes: options.maxToolOutputBytes } : {}),
+      ...options.limits,
+    }),
     progressIntervalMs: options.progressIntervalMs ?? 500,
   };
   return {
     describeAgent: createDescribeAgent(deps),
+    authorizeDecision: createAuthorizeDecision(deps),
     generate: createGenerate(deps),
     executeTool: createExecuteTool(deps),
   };

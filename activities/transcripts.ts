@@ -143,6 +143,8 @@ export class TranscriptCache {
         content.push(part);
         continue;
       }
+      // A large result the workflow made itself is only in the run: read the message through the query.
+      if (part.type === 'tool-result-in-run') return undefined;
       const entry = this.toolOutputs.get(`${key}/${part.toolCallId}`);
       if (!entry || entry.outputId !== part.outputId) return undefined;
       content.push({

@@ -4,6 +4,7 @@ import {
   allHandlersFinished,
   condition,
   isCancellation,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   workflowInfo,
@@ -23,6 +24,7 @@ import {
 import { generateActivityOptions } from './activity-options.js';
 import { continueAsNewIfPossible, shouldContinueAsNew } from './continuation.js';
 import { registerHandlers } from './handlers.js';
+import { PATCHES } from './patches.js';
 import { AgentRunState } from './run-state.js';
 import { settleToolCalls } from './tool-calls.js';
 
@@ -46,10 +48,12 @@ const { describeAgent } = proxyLocalActivities<Activities>({
  * (or the run input) that produced it.
  */
 export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
-  const state = new AgentRunState(input);
+  // Decided once per run, before the first signal is handled: a run started on v0.1.0 keeps its rules.
+  const state = new AgentRunState(input, { bound: patched(PATCHES.boundedClientInput) });
   registerHandlers(state);
   try {
     const description = input.continuation?.description ?? (await describe(state, input));
+    state.approvals.setEarlyDecisions(description.approval.earlyDecisions === true);
     const { generate } = proxyActivities<Activities>(generateActivityOptions(description));
     const { workflowId, runId } = workflowInfo();
     const run: RunRef = { workflowId, runId };

@@ -1,4 +1,4 @@
-import type { PendingToolResult, ToolResultSubmission } from '../src/protocol/index.js';
+import { INPUT_LIMITS, jsonBytes, type PendingToolResult, type ToolResultSubmission } from '../src/protocol/index.js';
 
 /**
  * Client-side tool calls waiting for their result, and the results submitted for them. Pure state: the workflow
@@ -9,8 +9,18 @@ export class ClientToolBook {
   private readonly pending = new Map<string, PendingToolResult>();
   private readonly submitted = new Map<string, ToolResultSubmission>();
 
-  constructor(early: ToolResultSubmission[] = []) {
-    for (const submission of early) this.submitted.set(submission.toolCallId, submission);
+  /**
+   * `bound` (v0.2.0, `PATCHES.boundedClientInput`): a result over `INPUT_LIMITS.toolResultBytes` sent by signal is
+   * replaced by an error the model reads, and at most `INPUT_LIMITS.earlyToolResults` results are kept for calls
+   * not asked about yet. Runs started before keep v0.1.0's behaviour.
+   */
+  constructor(
+    early: ToolResultSubmission[] = [],
+    private readonly bound = false,
+  ) {
+    for (const submission of bound ? early.slice(0, INPUT_LIMITS.earlyToolResults) : early) {
+      this.submitted.set(submission.toolCallId, submission);
+    }
   }
 
   /** Why a submission is not even well-formed, or undefined. */
@@ -21,6 +31,8 @@ export class ClientToolBook {
 
   /** Why an update's submission must be rejected, or undefined. Touches nothing. */
   rejection(submission: ToolResultSubmission): string | undefined {
+    const bytes = jsonBytes(submission.output);
+    if (bytes > INPUT_LIMITS.toolResultBytes) return tooLarge(bytes);
     if (!this.pending.has(submission.toolCallId)) {
       const waiting = [...this.pending.keys()];
       return (
@@ -34,9 +46,22 @@ export class ClientToolBook {
     return undefined;
   }
 
-  /** Keeps a submitted result unless one is already there for the same call. */
+  /** Keeps a submitted result unless one is already there for the same call (or, bounded, too many are early). */
   receive(submission: ToolResultSubmission): void {
-    if (!this.submitted.has(submission.toolCallId)) this.submitted.set(submission.toolCallId, submission);
+    const id = submission.toolCallId;
+    if (this.submitted.has(id)) return;
+    if (!this.bound) {
+      this.submitted.set(id, submission);
+      return;
+    }
+    if (!this.pending.has(id) && this.early().length >= INPUT_LIMITS.earlyToolResults) return;
+    const bytes = jsonBytes(submission.output);
+    this.submitted.set(
+      id,
+      bytes > INPUT_LIMITS.toolResultBytes
+        ? { toolCallId: id, isError: true, output: { error: true, message: tooLarge(bytes) } }
+        : submission,
+    );
   }
 
   /** Opens a request for a client-side call's result. */
@@ -67,11 +92,18 @@ export class ClientToolBook {
 
   /** Results received for calls not asked about yet, to carry over continue-as-new. */
   early(): ToolResultSubmission[] {
-    return [...this.submitted.values()];
+    return [...this.submitted.values()].filter((s) => !this.pending.has(s.toolCallId));
   }
 
   /** Forgets every pending request (the run ended). */
   abandon(): void {
     this.pending.clear();
   }
+}
+
+function tooLarge(bytes: number): string {
+  return (
+    `The client-side tool result is ${bytes} bytes, over the ${INPUT_LIMITS.toolResultBytes}-byte limit for a ` +
+    'result recorded in the run. Submit a smaller result: a summary, a page, or a reference such as a URL.'
+  );
 }

@@ -1,17 +1,22 @@
-import { allHandlersFinished, condition, continueAsNew, log, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, log, patched, workflowInfo } from '@temporalio/workflow';
 import {
   DEFAULT_HISTORY_EVENT_BUDGET,
+  jsonBytes,
   type AgentDescription,
   type AgentRunInput,
   type RunContinuation,
 } from '../src/protocol/index.js';
 import type { agentRun } from './agent-run.js';
+import { PATCHES } from './patches.js';
 import type { AgentRunState } from './run-state.js';
 
 /** Events carried into the next execution on continue-as-new (older ones stay readable on the previous run). */
 const CARRIED_EVENTS = 1_000;
 
-/** Continue-as-new only while the carried state is well under Temporal's 2 MB payload limit. */
+/**
+ * Continue-as-new only while the next execution's input is well under Temporal's 2 MB payload limit (UTF-8 bytes of
+ * its JSON; the margin covers payload metadata and codec overhead).
+ */
 const MAX_CONTINUATION_BYTES = 1_500_000;
 
 /** True when the run's history is long enough to start afresh: Temporal suggests it, or the event budget is spent. */
@@ -47,12 +52,27 @@ export async function continueAsNewIfPossible(
     earlyToolResults: state.clientTools.early(),
     generation,
   };
-  if (JSON.stringify(continuation).length < MAX_CONTINUATION_BYTES) {
+  const next = nextInput(input, continuation);
+  if (next) {
     state.events.emit({ type: 'continued-as-new', generation });
-    await continueAsNew<typeof agentRun>({ ...input, continuation });
+    await continueAsNew<typeof agentRun>(next);
   }
   if (!state.continuationTooLarge) {
     state.continuationTooLarge = true;
     log.warn('Run state too large to continue as new; continuing in this execution', { step: state.steps.length });
   }
+}
+
+/**
+ * The next execution's input, or undefined when it would be too large to start. Since v0.2.0 the run's original
+ * input is left out (it is in the first execution, and the transcript carries it), and the size is the UTF-8 bytes
+ * of the exact argument; v0.1.0 measured the continuation alone in UTF-16 units, so a 1.2 MB input, or outputs of
+ * multi-byte characters, made an argument Temporal refused, failing the workflow task in a loop.
+ */
+function nextInput(input: AgentRunInput, continuation: RunContinuation): AgentRunInput | undefined {
+  if (!patched(PATCHES.continueAsNewBytes)) {
+    return JSON.stringify(continuation).length < MAX_CONTINUATION_BYTES ? { ...input, continuation } : undefined;
+  }
+  const next: AgentRunInput = { ...input, input: '', continuation };
+  return jsonBytes(next) < MAX_CONTINUATION_BYTES ? next : undefined;
 }

@@ -1,4 +1,5 @@
-import { condition, log, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, condition, log, setHandler, workflowInfo } from '@temporalio/workflow';
+import { FailureType } from '../src/protocol/index.js';
 import {
   approvalSignal,
   approvalUpdate,
@@ -26,9 +27,13 @@ export function registerHandlers(state: AgentRunState): void {
   setHandler(
     approvalUpdate,
     async (decision) => {
-      approvals.receive(decision);
-      await condition(() => approvals.recordFor(decision.toolCallId) !== undefined);
-      return approvals.recordFor(decision.toolCallId)!;
+      // The validator ran in this same activation, so the decision is accepted unless a rule changed in between.
+      if (!approvals.receive(decision, true))
+        throw refused(approvals.rejection(decision) ?? 'The decision was ignored.');
+      await condition(() => approvals.hasOutcome(decision));
+      const outcome = approvals.takeOutcome(decision);
+      if ('refused' in outcome) throw refused(outcome.refused);
+      return outcome.record;
     },
     { validator: (decision) => reject(approvals.malformed(decision) ?? approvals.rejection(decision)) },
   );
@@ -44,6 +49,10 @@ export function registerHandlers(state: AgentRunState): void {
   setHandler(stateQuery, () => state.snapshot());
   setHandler(eventsQuery, (after, limit) => state.events.after(after, limit));
   setHandler(transcriptQuery, (from, to, fromPart) => state.transcriptPage(workflowInfo().runId, from, to, fromPart));
+}
+
+function refused(message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: FailureType.ApprovalRefused, message, nonRetryable: true });
 }
 
 function reject(why: string | undefined): void {

@@ -42,16 +42,24 @@ export class AgentRunState {
   readonly steps: StepSummary[];
   readonly runningTools = new Map<string, RunningTool>();
 
-  constructor(input: AgentRunInput) {
+  /**
+   * `bound`: the run follows v0.2.0's rules for what clients send (`PATCHES.boundedClientInput`): decisions bound to
+   * their request's token, bounded signals. Runs started before keep v0.1.0's rules.
+   */
+  constructor(input: AgentRunInput, options: { bound?: boolean } = {}) {
     const carried = input.continuation;
+    const bound = options.bound ?? false;
     this.run = {
       ...(input.userId !== undefined ? { userId: input.userId } : {}),
       ...(input.conversationId !== undefined ? { conversationId: input.conversationId } : {}),
       context: input.context ?? {},
     };
     this.events = new EventLog(carried?.events);
-    this.approvals = new ApprovalBook(carried ? [...carried.approvals] : [], carried?.earlyApprovals ?? []);
-    this.clientTools = new ClientToolBook(carried?.earlyToolResults ?? []);
+    this.approvals = new ApprovalBook(carried ? [...carried.approvals] : [], carried?.earlyApprovals ?? [], {
+      bound,
+      earlyDecisions: !bound || (carried ? carried.description.approval.earlyDecisions === true : 'unknown'),
+    });
+    this.clientTools = new ClientToolBook(carried?.earlyToolResults ?? [], bound);
     this.messages = carried ? [...carried.messages] : [];
     this.steps = carried ? [...carried.steps] : [];
     this.usage = carried?.usage ?? ZERO_USAGE;
@@ -59,7 +67,8 @@ export class AgentRunState {
 
   /** The answer of the state query. */
   snapshot(): RunState {
-    const pendingApprovals = this.approvals.list();
+    // Previews: a person decides on what the state shows, and the full arguments are in the transcript.
+    const pendingApprovals = this.approvals.list().map((p) => ({ ...p, args: previewOutput(p.args) }));
     const pendingToolResults = this.clientTools.list();
     const waiting = pendingApprovals.length > 0 || pendingToolResults.length > 0;
     return {

@@ -1,11 +1,14 @@
-import { condition, proxyActivities } from '@temporalio/workflow';
+import { condition, patched, proxyActivities, proxyLocalActivities, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.js';
 import {
+  DEFAULT_TOOL_CONCURRENCY,
   defaultModelOutput,
+  jsonBytes,
   previewOutput,
   type AgentDescription,
   type CheckedToolCall,
   type JsonValue,
+  type PendingApproval,
   type RunRef,
   type ToolCallOutcome,
   type ToolDeniedData,
@@ -14,10 +17,18 @@ import {
   type TranscriptMark,
 } from '../src/protocol/index.js';
 import { toolActivityOptions } from './activity-options.js';
+import { PATCHES } from './patches.js';
 import type { AgentRunState, StepToolResults } from './run-state.js';
+import { ToolSlots } from './tool-slots.js';
 
 type Activities = ReturnType<typeof createActivities>;
 type ValidCall = Extract<CheckedToolCall, { status: 'valid' }>;
+
+// The agent's authorizeDecision hook runs in the workflow task that received the decision.
+const { authorizeDecision } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 5 },
+});
 
 /** What settling a step's tool calls needs to know. */
 export interface StepContext {
@@ -30,6 +41,11 @@ export interface StepContext {
   /** The latest model response the run recorded (see `TranscriptMark`). */
   mark: TranscriptMark;
   approvalTimeoutMs: number | undefined;
+}
+
+/** A step's context plus the slots its tool activities share. */
+interface CallContext extends StepContext {
+  slots: ToolSlots;
 }
 
 /** How one tool call ended: the result part the model sees, the outcome, and what the runtime needs besides. */
@@ -58,9 +74,13 @@ export async function settleToolCalls(
   calls: CheckedToolCall[],
   argsById: Map<string, JsonValue>,
 ): Promise<SettledStep> {
+  const limit = ctx.description.toolConcurrency ?? DEFAULT_TOOL_CONCURRENCY;
+  // Only a step with more calls than the limit can differ from v0.1.0, which ran them all at once.
+  const bounded = calls.length > limit && patched(PATCHES.boundedToolConcurrency);
+  const callCtx: CallContext = { ...ctx, slots: new ToolSlots(bounded ? limit : Number.POSITIVE_INFINITY) };
   // Each call reaches its first command (timer or activity) synchronously, in call order: replay depends on it.
   const outcomes = await Promise.allSettled(
-    calls.map((call) => settleToolCall(ctx, call, argsById.get(call.toolCallId) ?? null)),
+    calls.map((call) => settleToolCall(callCtx, call, argsById.get(call.toolCallId) ?? null)),
   );
   const rejected = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
   if (rejected) throw rejected.reason;
@@ -73,18 +93,29 @@ export async function settleToolCalls(
         ? undefined
         : {
             at: ctx.state.messages.length,
-            content: settled.map(({ part, outputId }) =>
-              outputId
-                ? { type: 'tool-result-ref', toolCallId: part.toolCallId, toolName: part.toolName, outputId }
-                : part,
-            ),
+            content: settled.map(({ part, outputId }) => deltaPart(part, outputId)),
           },
     denied: settled.find((s) => s.denied)?.denied,
   };
 }
 
+/**
+ * How the next model call's input carries one result: an executed result by reference to its output (the worker
+ * that ran the tool kept it), a small one inline, and a large one made here (a client-side result) as a pointer to
+ * the run, so the worker reads it through the transcript query. Either way the `generate` input stays small.
+ */
+function deltaPart(part: SettledCall['part'], outputId: string | undefined): TranscriptDelta['content'][number] {
+  const { toolCallId, toolName } = part;
+  if (outputId) return { type: 'tool-result-ref', toolCallId, toolName, outputId };
+  if (jsonBytes(part) <= INLINE_DELTA_BYTES) return part;
+  return { type: 'tool-result-in-run', toolCallId, toolName };
+}
+
+/** Results up to this many bytes travel inline in the next `generate` input. */
+const INLINE_DELTA_BYTES = 16_384;
+
 /** One call: invalid calls are answered at once; approval comes first; then the client or a tool activity. */
-async function settleToolCall(ctx: StepContext, call: CheckedToolCall, args: JsonValue): Promise<SettledCall> {
+async function settleToolCall(ctx: CallContext, call: CheckedToolCall, args: JsonValue): Promise<SettledCall> {
   if (call.status === 'invalid')
     return answer(ctx, call, { type: 'error-text', value: call.error }, 'invalid', call.error);
   if (call.needsApproval) {
@@ -119,11 +150,18 @@ function answer(
 async function awaitApproval(ctx: StepContext, call: ValidCall, args: JsonValue): Promise<string | undefined> {
   const { state, step, approvalTimeoutMs: timeoutMs } = ctx;
   const { toolCallId, toolName } = call;
-  state.approvals.request({ toolCallId, toolName, args, step }, new Date(), timeoutMs);
-  state.events.emit({ type: 'approval-requested', step, toolCallId, toolName, args: previewOutput(args) });
-  const arrived = () => state.approvals.hasDecision(toolCallId);
-  // Cancelling the run rejects the wait, so no tool runs.
-  const decided = timeoutMs === undefined ? (await condition(arrived), true) : await condition(arrived, timeoutMs);
+  // A random token (deterministic in the workflow) that only the request reveals: a decision must echo it.
+  const token = state.approvals.isBound() ? uuid4() : undefined;
+  const request = state.approvals.request({ toolCallId, toolName, args, step }, new Date(), timeoutMs, token);
+  state.events.emit({
+    type: 'approval-requested',
+    step,
+    toolCallId,
+    toolName,
+    args: previewOutput(args),
+    ...(token !== undefined ? { token } : {}),
+  });
+  const decided = await awaitDecision(ctx, request, timeoutMs);
   const record = state.approvals.settle(toolCallId, new Date(), decided, timeoutMs);
   state.events.emit({
     type: 'approval-decided',
@@ -132,9 +170,56 @@ async function awaitApproval(ctx: StepContext, call: ValidCall, args: JsonValue)
     approved: record.approved,
     ...(record.reason !== undefined ? { reason: record.reason } : {}),
     ...(record.approver !== undefined ? { approver: record.approver } : {}),
+    ...(record.approverVerified ? { approverVerified: true } : {}),
     ...(record.timedOut ? { timedOut: true } : {}),
   });
   return record.approved ? undefined : (record.reason ?? 'The user denied this tool call.');
+}
+
+/**
+ * Waits until a decision arrives (true) or the timeout passes (false). With an `authorizeDecision` hook, each
+ * decision is checked first; a refused one is discarded and the wait goes on until the same deadline. Cancelling
+ * the run rejects the wait, so no tool runs.
+ */
+async function awaitDecision(
+  ctx: StepContext,
+  request: PendingApproval,
+  timeoutMs: number | undefined,
+): Promise<boolean> {
+  const { approvals, events } = ctx.state;
+  const { toolCallId, toolName } = request;
+  const arrived = () => approvals.hasDecision(toolCallId);
+  const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
+  for (;;) {
+    const remaining = deadline === undefined ? undefined : deadline - Date.now();
+    const decided =
+      remaining === undefined
+        ? (await condition(arrived), true)
+        : remaining > 0
+          ? await condition(arrived, remaining)
+          : arrived();
+    if (!decided || !ctx.description.approval.authorize) return decided;
+    const decision = approvals.decisionFor(toolCallId)!;
+    const verdict = await authorizeDecision({
+      agentName: ctx.description.agentName,
+      decision,
+      request,
+      run: { ...ctx.run, ...ctx.state.run, agentName: ctx.description.agentName },
+    });
+    if (verdict.allowed) {
+      if (verdict.approver !== undefined) approvals.vouch(toolCallId, verdict.approver);
+      return true;
+    }
+    const reason = verdict.reason ?? 'Not authorized.';
+    approvals.refuse(toolCallId, reason);
+    events.emit({
+      type: 'approval-refused',
+      toolCallId,
+      toolName,
+      reason,
+      ...(decision.approver !== undefined ? { approver: decision.approver } : {}),
+    });
+  }
 }
 
 /** Pauses the call until the client submits its result (`run.submitToolResult`). */
@@ -151,10 +236,12 @@ async function awaitClientResult(ctx: StepContext, call: ValidCall, args: JsonVa
   return answer(ctx, call, output, 'client-result', submission.output);
 }
 
-/** Runs the tool in its own `executeTool` activity, with the tool's activity options. */
-async function executeCall(ctx: StepContext, call: ValidCall, args: JsonValue): Promise<SettledCall> {
+/** Runs the tool in its own `executeTool` activity, with the tool's activity options, once a slot is free. */
+async function executeCall(ctx: CallContext, call: ValidCall, args: JsonValue): Promise<SettledCall> {
   const { state, step, run } = ctx;
   const { toolCallId, toolName } = call;
+  const slot = ctx.slots.acquire();
+  if (slot) await slot;
   const { executeTool } = proxyActivities<Activities>(toolActivityOptions(ctx.description, call));
   state.toolStarted(step, call);
   let result;
@@ -167,12 +254,14 @@ async function executeCall(ctx: StepContext, call: ValidCall, args: JsonValue): 
       toolCallId,
       toolName,
       args,
-      // Stable across activity retries and replays; unique per tool call of this workflow.
-      idempotencyKey: `${run.workflowId}:${step}:${toolCallId}`,
+      // Stable across activity retries and replays, unique per tool call and run: a reused workflow id starts a
+      // run with another first execution id.
+      idempotencyKey: `${run.workflowId}:${workflowInfo().firstExecutionRunId}:${step}:${toolCallId}`,
       mark: ctx.mark,
     });
   } finally {
     state.toolFinished(toolCallId);
+    ctx.slots.release();
   }
   if (result.kind === 'denied') {
     const output: ToolResultOutput = { type: 'error-text', value: result.error.message };

@@ -1,5 +1,6 @@
 import type { LanguageModel, ModelMessage } from 'ai';
 import { getGlobalLogger } from '../logger.js';
+import { truncateUtf8, utf8Length } from '../protocol/bytes.js';
 import type { Retriever } from '../tool/retriever/types.js';
 import type { ToolApiEntry } from '../tool/tool-manager.js';
 import { ToolManager } from '../tool/tool-manager.js';
@@ -25,6 +26,11 @@ export interface BuildSystemPromptInput {
   ctx: AgentRunContext;
   /** The run's tools from {@link Agent.resolveRunTools}; resolved again when omitted. */
   tools?: ToolManager;
+  /**
+   * Largest prompt in UTF-8 bytes: retrieved context that would pass it is truncated (and `retrieverError` says so).
+   * The rest of the prompt is never cut.
+   */
+  maxBytes?: number;
 }
 
 /** Result of {@link Agent.buildSystemPrompt}. */
@@ -49,6 +55,7 @@ export class Agent {
   readonly hooks: AgentHooks;
   readonly markdown: boolean;
   readonly maxSteps?: number;
+  readonly toolConcurrency?: number;
   readonly approval?: AgentApprovalOptions;
   /** Temporal activity options for model calls and (as defaults) tools. */
   readonly activity?: AgentOptions['activity'];
@@ -70,6 +77,13 @@ export class Agent {
     this.hooks = options.hooks ?? {};
     this.markdown = options.markdown ?? false;
     this.maxSteps = options.maxSteps;
+    if (
+      options.toolConcurrency !== undefined &&
+      !(Number.isInteger(options.toolConcurrency) && options.toolConcurrency > 0)
+    ) {
+      throw new TypeError(`Agent '${options.name}': toolConcurrency must be a positive integer`);
+    }
+    this.toolConcurrency = options.toolConcurrency;
     this.approval = options.approval;
     this.activity = options.activity;
     if (options.approval?.timeout !== undefined) this.approvalTimeoutMs = durationToMs(options.approval.timeout);
@@ -125,7 +139,7 @@ export class Agent {
    * per-run in place), the markdown instruction, then the retriever's context. A failing retriever is logged
    * (`Failed to retrieve context`) and reported in `retrieverError`; the prompt is built without it.
    */
-  async buildSystemPrompt({ input, ctx, tools }: BuildSystemPromptInput): Promise<BuiltSystemPrompt> {
+  async buildSystemPrompt({ input, ctx, tools, maxBytes }: BuildSystemPromptInput): Promise<BuiltSystemPrompt> {
     const runTools = tools ?? (await this.resolveRunTools(ctx));
     const instructions = typeof this.instructions === 'function' ? await this.instructions(ctx) : this.instructions;
     let retrievedContext: string | undefined;
@@ -143,12 +157,19 @@ export class Agent {
         retrieverError = error instanceof Error ? error.message : String(error);
       }
     }
-    const text = assembleSystemPrompt({
-      instructions,
-      toolkits: runTools.getToolkits(),
-      markdown: this.markdown,
-      retrievedContext,
-    });
+    const parts = { instructions, toolkits: runTools.getToolkits(), markdown: this.markdown };
+    let text = assembleSystemPrompt({ ...parts, retrievedContext });
+    if (maxBytes !== undefined && retrievedContext && utf8Length(text) > maxBytes) {
+      // Keep what fits of the retrieved context; the instructions are the agent's and are never cut.
+      const withoutContext = assembleSystemPrompt(parts);
+      const budget = maxBytes - utf8Length(withoutContext) - utf8Length('\n\nRelevant Context:\n');
+      const kept = budget > 0 ? truncateUtf8(retrievedContext, budget) : '';
+      text = assembleSystemPrompt({ ...parts, retrievedContext: kept });
+      retrieverError ??=
+        `Retrieved context of ${utf8Length(retrievedContext)} bytes truncated to ${utf8Length(kept)} bytes ` +
+        `to keep the system prompt within ${maxBytes} bytes.`;
+      getGlobalLogger().warn(retrieverError, { agent: this.name });
+    }
     return retrieverError === undefined ? { text } : { text, retrieverError };
   }
 }

@@ -1,4 +1,6 @@
 import type { GenerateActivityOptions, ToolActivityOptions } from '../protocol/descriptor.js';
+import type { ApprovalRunInfo, AuthorizeDecisionResult } from '../protocol/activity-io.js';
+import type { ApprovalDecision, PendingApproval } from '../protocol/run.js';
 import type { LanguageModel } from 'ai';
 import type { AgentToolHooks } from '../tool/agent-hooks.js';
 import type { Retriever } from '../tool/retriever/types.js';
@@ -31,10 +33,29 @@ export interface ToolRoutingConfig {
   enforceSearchBeforeCall?: boolean;
 }
 
+/**
+ * Decides whether a decision may settle a pending approval, in the worker (a local activity). Return `true`/`false`,
+ * or `{ allowed, reason?, approver? }`: a refused decision leaves the request pending (the decider is told why), and
+ * an `approver` returned here is recorded as verified instead of the one the decision claims. A hook that throws
+ * refuses the decision.
+ */
+export type AuthorizeDecisionHook = (
+  decision: ApprovalDecision,
+  request: PendingApproval,
+  run: ApprovalRunInfo,
+) => boolean | AuthorizeDecisionResult | PromiseLike<boolean | AuthorizeDecisionResult>;
+
 /** Human-approval policy of an agent. */
 export interface AgentApprovalOptions {
   /** How long a pending approval waits before it is denied: ms, or a duration string such as `'24h'`. */
   timeout?: string | number;
+  /**
+   * Keep decisions sent before their request exists (by signal, without the request's token). Off by default: a
+   * decision must echo the token that only the request reveals, so nobody approves a call they never saw.
+   */
+  earlyDecisions?: boolean;
+  /** Checks each decision before it applies (who may approve what). */
+  authorizeDecision?: AuthorizeDecisionHook;
 }
 
 /** Agent hooks around tool calls; `agent` is the {@link Agent} itself. */
@@ -61,6 +82,8 @@ export interface AgentOptions {
   markdown?: boolean;
   /** Step budget of a run. */
   maxSteps?: number;
+  /** Tool activities of one step that run at once (default 32); the others start as these finish. */
+  toolConcurrency?: number;
   approval?: AgentApprovalOptions;
   /**
    * Temporal activity options for this agent's runs: `generate` for each model call (default: 5 minutes, heartbeat

@@ -7,6 +7,7 @@ import {
   readTranscript,
   TERMINAL_EVENT_TYPES,
   type AgentRunOutput,
+  type ApprovalDecision,
   type ApprovalRecord,
   type JsonValue,
   type RunEvent,
@@ -47,7 +48,10 @@ export interface AgentRunResult extends AgentRunOutput {
 /** Options of approve / deny. */
 export interface DecisionOptions {
   reason?: string;
+  /** Who decides, as claimed; recorded as verified only if the agent's `authorizeDecision` hook vouches for it. */
   approver?: string;
+  /** Evidence of the decider's identity for the agent's `authorizeDecision` hook. Stored in history: no secrets. */
+  identity?: JsonValue;
   /**
    * Send as a fire-and-forget signal instead of an update. A signal is accepted even before the run asks for the
    * approval, and duplicates are ignored; an update rejects unknown or already-decided ids at once.
@@ -149,12 +153,20 @@ export class AgentRun {
     await this.handle.cancel();
   }
 
+  /**
+   * A decision answers the request the run shows: it echoes the request's token, read from the run's state just
+   * before sending. (A signal for a call not pending yet goes without one: the run keeps it only if the agent allows
+   * early decisions.)
+   */
   private async decide(toolCallId: string, approved: boolean, options: DecisionOptions) {
-    const decision = {
+    const pending = (await this.state()).pendingApprovals.find((p) => p.toolCallId === toolCallId);
+    const decision: ApprovalDecision = {
       toolCallId,
       approved,
+      ...(pending?.token !== undefined ? { token: pending.token } : {}),
       ...(options.reason !== undefined ? { reason: options.reason } : {}),
       ...(options.approver !== undefined ? { approver: options.approver } : {}),
+      ...(options.identity !== undefined ? { identity: options.identity } : {}),
     };
     if (options.signal) {
       await this.handle.signal(approvalSignal, decision);

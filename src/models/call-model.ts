@@ -6,12 +6,14 @@ import {
   NoSuchToolError,
   stepCountIs,
   tool,
+  wrapLanguageModel,
   type FinishReason,
   type ModelMessage,
   type Tool,
   type ToolSet,
 } from 'ai';
 import { classifyModelError, isAbortError } from './classify-model-error.js';
+import { uniqueToolCallIds } from './unique-tool-call-ids.js';
 import type { Usage } from '../protocol/activity-io.js';
 import type { ResolvedLanguageModel } from './provider-registry.js';
 
@@ -112,7 +114,7 @@ export async function callModel(options: CallModelOptions): Promise<ModelCallRes
   }
   try {
     const result = await generateText({
-      model,
+      model: wrapLanguageModel({ model, middleware: uniqueToolCallIds }),
       instructions: options.system,
       messages: options.messages,
       allowSystemInMessages: true,

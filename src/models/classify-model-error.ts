@@ -42,6 +42,8 @@ export const ModelFailureType = {
   NotFound: 'Model.NotFound',
   /** The worker cannot build the model: missing key, unknown provider, malformed model string. Not retryable. */
   Configuration: 'Model.Configuration',
+  /** The response is too large to record in history. Not retryable: a retry would bill the same response again. */
+  ResponseTooLarge: 'Model.ResponseTooLarge',
   /** A `ScriptedLanguageModel` ran out of steps. Not retryable, so the test fails at once. */
   ScriptExhausted: 'Model.ScriptExhausted',
   /** Anything else. Retryable: Temporal's retry policy bounds it. */

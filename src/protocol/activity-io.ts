@@ -1,5 +1,6 @@
 import type { AgentDescription, RunContextData, ToolActivityOptions } from './descriptor.js';
 import type { JsonValue } from './json.js';
+import type { ApprovalDecision, PendingApproval } from './run.js';
 import type { ToolResultOutput, TranscriptMessage } from './messages.js';
 
 /** Identifies the run whose transcript an activity reads (through the transcript query, not its input). */
@@ -61,8 +62,17 @@ export interface ToolResultRef {
 export interface TranscriptDelta {
   at: number;
   content: Array<
-    ToolResultRef | { type: 'tool-result'; toolCallId: string; toolName: string; output: ToolResultOutput }
+    | ToolResultRef
+    | ToolResultInRun
+    | { type: 'tool-result'; toolCallId: string; toolName: string; output: ToolResultOutput }
   >;
+}
+
+/** A large result the workflow itself produced (a client-side result): read it from the run's transcript. */
+export interface ToolResultInRun {
+  type: 'tool-result-in-run';
+  toolCallId: string;
+  toolName: string;
 }
 
 /** Token usage, summed over steps in the result. */
@@ -149,4 +159,26 @@ export interface TranscriptSlice {
   /** Set instead of `messages` when message `from` alone is larger than a page: some of its content parts. */
   piece?: { role: TranscriptMessage['role']; fromPart: number; parts: unknown[]; totalParts: number };
   run: RunContextData;
+}
+
+/** The run a decision is about, as the agent's `authorizeDecision` hook sees it. */
+export interface ApprovalRunInfo extends RunRef, RunContextData {
+  agentName: string;
+}
+
+/** Input of the `authorizeDecision` local activity. */
+export interface AuthorizeDecisionInput {
+  agentName: string;
+  decision: ApprovalDecision;
+  request: PendingApproval;
+  run: ApprovalRunInfo;
+}
+
+/** The agent's verdict on a decision: refused decisions leave the request pending. */
+export interface AuthorizeDecisionResult {
+  allowed: boolean;
+  /** Why it was refused (shown to the decider and in the `approval-refused` event). */
+  reason?: string;
+  /** The decider's identity as the hook verified it; recorded instead of the claimed `approver`. */
+  approver?: string;
 }

@@ -29,3 +29,17 @@ export function jsonBytes(value: unknown): number {
   const text = JSON.stringify(value);
   return text === undefined ? 0 : utf8Length(text);
 }
+
+/** The longest prefix of `text` of at most `maxBytes` UTF-8 bytes, never splitting a surrogate pair. */
+export function truncateUtf8(text: string, maxBytes: number): string {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    const pair = code >= 0xd800 && code <= 0xdbff && i + 1 < text.length;
+    const size = code < 0x80 ? 1 : code < 0x800 ? 2 : pair ? 4 : 3;
+    if (bytes + size > maxBytes) return text.slice(0, i);
+    bytes += size;
+    if (pair) i++;
+  }
+  return text;
+}

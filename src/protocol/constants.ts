@@ -7,6 +7,9 @@ export const DEFAULT_TASK_QUEUE = 'durable-agent';
 /** Default step budget of a run. */
 export const DEFAULT_MAX_STEPS = 10;
 
+/** Tool activities of one step that run at once, unless the agent sets `toolConcurrency`. */
+export const DEFAULT_TOOL_CONCURRENCY = 32;
+
 /** Continue-as-new once a run's history has this many events, if Temporal has not suggested it earlier. */
 export const DEFAULT_HISTORY_EVENT_BUDGET = 10_000;
 
@@ -14,6 +17,28 @@ export const DEFAULT_HISTORY_EVENT_BUDGET = 10_000;
 export const FailureType = {
   ToolDenied: 'Tool.Denied',
   ToolOutputTooLarge: 'Tool.OutputTooLarge',
+  ToolCheckpointTooLarge: 'Tool.CheckpointTooLarge',
   AgentNotFound: 'Agent.NotFound',
+  AgentSystemPromptTooLarge: 'Agent.SystemPromptTooLarge',
+  ApprovalRefused: 'Approval.Refused',
   TranscriptUnavailable: 'Transcript.Unavailable',
+} as const;
+
+/**
+ * Bounds on what clients send a run by signal or update (docs/limits.md). A signal cannot be refused before it is
+ * recorded, so the workflow ignores what is past these; an update's validator rejects it.
+ */
+export const INPUT_LIMITS = {
+  /** Decisions kept for requests not made yet (only when the agent allows early decisions). */
+  earlyDecisions: 64,
+  /** Characters of a decision's `reason`. */
+  reasonChars: 2_000,
+  /** Characters of a decision's `approver`. */
+  approverChars: 200,
+  /** UTF-8 bytes of a decision's `identity` evidence. */
+  identityBytes: 8_192,
+  /** UTF-8 bytes of a client-side tool result. */
+  toolResultBytes: 1_500_000,
+  /** Client-side results kept for calls not asked about yet. */
+  earlyToolResults: 64,
 } as const;

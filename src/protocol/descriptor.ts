@@ -38,6 +38,13 @@ export interface ToolDescriptor {
 export interface ApprovalPolicy {
   /** How long a pending approval waits before it is denied, in ms. Absent: wait forever. */
   timeoutMs?: number;
+  /**
+   * Keep decisions that arrive before their request (bounded in number). Off by default: a decision must answer a
+   * request its sender saw (it echoes the request's token).
+   */
+  earlyDecisions?: boolean;
+  /** The agent has an `authorizeDecision` hook: each decision is checked by it (a local activity) before it applies. */
+  authorize?: boolean;
 }
 
 /** Activity options for the model call of each step. */
@@ -60,6 +67,8 @@ export interface AgentDescription {
   /** Version 1 only: the tools as recorded at the start of the run. */
   tools?: ToolDescriptor[];
   maxSteps: number;
+  /** Tool activities of one step that run at once (version 2; default `DEFAULT_TOOL_CONCURRENCY`). */
+  toolConcurrency?: number;
   approval: ApprovalPolicy;
   generateActivity?: GenerateActivityOptions;
   /** Version 1 only (version 2 merges it into each checked call): defaults for every tool activity. */

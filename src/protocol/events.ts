@@ -25,7 +25,15 @@ export type RunEventBody =
       outcome: 'ok' | 'error' | 'invalid' | 'denied' | 'client-result';
       output: JsonValue;
     }
-  | { type: 'approval-requested'; step: number; toolCallId: string; toolName: string; args: JsonValue }
+  | {
+      type: 'approval-requested';
+      step: number;
+      toolCallId: string;
+      toolName: string;
+      args: JsonValue;
+      /** Echo it in the decision (absent for runs started before v0.2.0). */
+      token?: string;
+    }
   | {
       type: 'approval-decided';
       toolCallId: string;
@@ -33,8 +41,11 @@ export type RunEventBody =
       approved: boolean;
       reason?: string;
       approver?: string;
+      approverVerified?: boolean;
       timedOut?: boolean;
     }
+  /** A decision the agent's `authorizeDecision` hook refused: the request stays pending. */
+  | { type: 'approval-refused'; toolCallId: string; toolName: string; approver?: string; reason: string }
   | { type: 'tool-result-requested'; step: number; toolCallId: string; toolName: string; args: JsonValue }
   | { type: 'step-finished'; step: number; finishReason: string; usage: Usage }
   | { type: 'continued-as-new'; generation: number }

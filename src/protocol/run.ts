@@ -7,6 +7,7 @@ import type { RunEvent } from './events.js';
 /** Input of the `agentRun` workflow. Stored in history: no secrets here. */
 export interface AgentRunInput {
   agentName: string;
+  /** The run's input. After the first execution it is `''`: the transcript carries it (see `continuation`). */
   input: string | TranscriptMessage[];
   userId?: string;
   conversationId?: string;
@@ -53,7 +54,12 @@ export interface ApprovalRecord {
   toolName: string;
   approved: boolean;
   reason?: string;
+  /**
+   * Who decided: as the decision claimed it, unless the agent's `authorizeDecision` hook vouched for it (then
+   * `approverVerified` is true and this is the identity the hook returned).
+   */
   approver?: string;
+  approverVerified?: boolean;
   timedOut?: boolean;
   requestedAt: string;
   decidedAt: string;
@@ -78,7 +84,13 @@ export interface AgentRunOutput {
 export interface PendingApproval {
   toolCallId: string;
   toolName: string;
+  /** The call's arguments (a bounded preview when large: the full arguments are in the transcript). */
   args: JsonValue;
+  /**
+   * Binds a decision to this request: a decision must echo it. Revealed only here and in the `approval-requested`
+   * event, so no decision can approve a call its sender never saw. Absent for runs started before v0.2.0.
+   */
+  token?: string;
   step: number;
   requestedAt: string;
   /** When the wait times out (ISO), if the policy has a timeout. */
@@ -130,8 +142,16 @@ export interface RunState {
 export interface ApprovalDecision {
   toolCallId: string;
   approved: boolean;
+  /** The pending request's token (see {@link PendingApproval.token}). `run.approve()` reads and echoes it. */
+  token?: string;
   reason?: string;
+  /** Who decides, as claimed by the sender (see {@link ApprovalRecord.approver}). */
   approver?: string;
+  /**
+   * Evidence of the decider's identity for the agent's `authorizeDecision` hook (for example a signed, short-lived
+   * assertion). Stored in history: never put a secret here.
+   */
+  identity?: JsonValue;
 }
 
 /** A client-side tool's result as sent by a client. */

@@ -71,6 +71,8 @@ export async function runToolPipeline(input: RunToolPipelineInput): Promise<Tool
     let output = isAsyncIterable(settled)
       ? await drain(settled, input, options, resume)
       : await validateToolOutput(tool, settled);
+    // A tool that swallowed its abort and returned anyway did not succeed: the call was cancelled.
+    options.abortSignal?.throwIfAborted();
 
     ended.tool = true;
     const toolOverride = ownOutput(await tool.hooks?.onEnd?.({ tool, args, output, error: undefined, options }));

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { PayloadCodec } from '@temporalio/common';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
+import type { WorkerLimits } from '../../activities/limits.js';
 import { type Agent } from '../agent/agent.js';
 import { AgentRegistry } from '../agent/registry.js';
 import { withPayloadCodec } from '../codec/with-payload-codec.js';
@@ -22,7 +23,9 @@ export interface AgentWorkerOptions {
   namespace?: string;
   /** Model providers; default: OpenAI from the environment plus the offline stand-in. */
   providers?: ProviderRegistry;
-  /** Tool outputs over this many JSON bytes reach the model as an error instead of being recorded. */
+  /** Bounds on what models and tools hand the runtime (docs/limits.md). */
+  limits?: Partial<WorkerLimits>;
+  /** Same as `limits.toolOutputBytes` (kept for compatibility). */
   maxToolOutputBytes?: number;
   /** Streaming tools report progress to their run at most this often. Default 500 ms. */
   progressIntervalMs?: number;
@@ -53,6 +56,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     agents,
     providers: options.providers ?? new ProviderRegistry(),
     ...(options.maxToolOutputBytes !== undefined ? { maxToolOutputBytes: options.maxToolOutputBytes } : {}),
+    ...(options.limits ? { limits: options.limits } : {}),
     ...(options.progressIntervalMs !== undefined ? { progressIntervalMs: options.progressIntervalMs } : {}),
   });
   return await Worker.create({

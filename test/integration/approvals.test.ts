@@ -6,10 +6,12 @@ import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
 import { RunRequestRejectedError } from '../../src/client/errors/run-request-rejected-error.js';
 import { approvalSignal } from '../../workflows/messages.js';
+import type { AgentApprovalOptions } from '../../src/agent/types.js';
+import { AGENT_RUN_WORKFLOW } from '../../src/protocol/index.js';
 import type { AgentRun } from '../../src/client/agent-run.js';
 import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
 import { createTool } from '../../src/tool/tool.js';
-import { createTestEnv } from '../support/temporal.js';
+import { createTestEnv, randomWorkflowId } from '../support/temporal.js';
 import { activityCounts, recordHistory, toolResultsSeen, withAgentWorker } from '../support/agent-harness.js';
 
 let env: TestWorkflowEnvironment;
@@ -26,7 +28,7 @@ async function pendingIds(run: AgentRun, count: number): Promise<string[]> {
 }
 
 /** An agent whose `delete_file` needs approval and whose `list_files` does not; executions are recorded. */
-function fileAgent(model: ScriptedLanguageModel, executed: string[]) {
+function fileAgent(model: ScriptedLanguageModel, executed: string[], approval?: AgentApprovalOptions) {
   const deleteFile = createTool({
     name: 'delete_file',
     description: 'Deletes a file.',
@@ -57,7 +59,13 @@ function fileAgent(model: ScriptedLanguageModel, executed: string[]) {
       return 'written';
     },
   });
-  return new Agent({ name: 'files', instructions: '', model, tools: [deleteFile, listFiles, guarded] });
+  return new Agent({
+    name: 'files',
+    instructions: '',
+    model,
+    tools: [deleteFile, listFiles, guarded],
+    ...(approval ? { approval } : {}),
+  });
 }
 
 describe('approvals', () => {
@@ -185,30 +193,42 @@ describe('approvals', () => {
     });
   });
 
-  it('applies a signalled decision once, ignores duplicates, and keeps a decision that arrives before the wait', async () => {
+  it('applies a signalled decision once, ignores duplicates, and keeps a decision sent before the request when the agent allows it', async () => {
     const executed: string[] = [];
     const model = new ScriptedLanguageModel([
-      // The model takes a while, so the decision for e1 arrives before the run asks for it.
-      { delayMs: 1_500, toolCalls: [{ toolName: 'delete_file', input: { path: 'early.txt' }, toolCallId: 'e1' }] },
+      { toolCalls: [{ toolName: 'delete_file', input: { path: 'early.txt' }, toolCallId: 'e1' }] },
       { toolCalls: [{ toolName: 'delete_file', input: { path: 'dup.txt' }, toolCallId: 'd2' }] },
       { text: 'done' },
     ]);
-    await withAgentWorker(env, [fileAgent(model, executed)], async ({ start }) => {
-      const run = await start('files', 'delete two files');
-      await run.approve('e1', { signal: true, approver: 'early-bird' });
-      const [id] = await pendingIds(run, 1);
-      expect(id).toBe('d2');
-      await run.approve('d2', { signal: true, approver: 'first' });
-      await run.deny('d2', { signal: true, reason: 'too late' });
-      await run.approve('d2', { signal: true, approver: 'third' });
-      const result = await run.result();
-      expect(executed).toEqual(['onStart early.txt', 'delete early.txt', 'onStart dup.txt', 'delete dup.txt']);
-      expect(result.approvals.map((a) => [a.toolCallId, a.approved, a.approver])).toEqual([
-        ['e1', true, 'early-bird'],
-        ['d2', true, 'first'],
-      ]);
-      await recordHistory('approval-early-and-duplicate', env, run.id);
-    });
+    await withAgentWorker(
+      env,
+      [fileAgent(model, executed, { earlyDecisions: true })],
+      async ({ client, taskQueue }) => {
+        // Signal-with-start delivers the decision with the run's first task: it always precedes the request.
+        const workflowId = randomWorkflowId('early');
+        await client.temporal.workflow.signalWithStart(AGENT_RUN_WORKFLOW, {
+          workflowId,
+          taskQueue,
+          args: [{ agentName: 'files', input: 'delete two files' }],
+          signal: approvalSignal,
+          signalArgs: [{ toolCallId: 'e1', approved: true, approver: 'early-bird' }],
+          workflowExecutionTimeout: '2 minutes',
+        });
+        const run = client.getRun(workflowId);
+        const [id] = await pendingIds(run, 1);
+        expect(id).toBe('d2');
+        await run.approve('d2', { signal: true, approver: 'first' });
+        await run.deny('d2', { signal: true, reason: 'too late' });
+        await run.approve('d2', { signal: true, approver: 'third' });
+        const result = await run.result();
+        expect(executed).toEqual(['onStart early.txt', 'delete early.txt', 'onStart dup.txt', 'delete dup.txt']);
+        expect(result.approvals.map((a) => [a.toolCallId, a.approved, a.approver])).toEqual([
+          ['e1', true, 'early-bird'],
+          ['d2', true, 'first'],
+        ]);
+        await recordHistory('approval-early-and-duplicate', env, run.id);
+      },
+    );
   });
 
   it('keeps an early decision across continue-as-new, and ignores malformed signals', async () => {
@@ -219,7 +239,7 @@ describe('approvals', () => {
       { toolCalls: [{ toolName: 'delete_file', input: { path: 'late.txt' }, toolCallId: 'late' }] },
       { text: 'done' },
     ]);
-    await withAgentWorker(env, [fileAgent(model, executed)], async ({ start, client }) => {
+    await withAgentWorker(env, [fileAgent(model, executed, { earlyDecisions: true })], async ({ start, client }) => {
       // A tiny history budget: the run continues as new between steps, before it asks about 'late'.
       const run = await start('files', 'list twice, then delete', { historyEventBudget: 1 });
       await run.approve('late', { signal: true, approver: 'early' });

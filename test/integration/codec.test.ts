@@ -35,6 +35,19 @@ function payloadsIn(value: unknown, found: Payload[] = []): Payload[] {
     const details = record.details as Record<string, unknown> | undefined;
     return payloadsIn({ ...details, data: undefined }, found);
   }
+  // A patch marker, and the TemporalChangeVersion search attribute the SDK indexes with it, hold only the patch id
+  // (a constant of the workflow code, see workflows/patches.ts); search attributes are never encoded by a codec.
+  if (record.markerName === 'core_patch') return found;
+  if (
+    record.indexedFields &&
+    typeof record.indexedFields === 'object' &&
+    'TemporalChangeVersion' in record.indexedFields
+  ) {
+    const { TemporalChangeVersion: versions, ...rest } = record.indexedFields as Record<string, Payload>;
+    const ids = JSON.parse(text(versions?.data)) as string[];
+    if (!ids.every((id) => id.startsWith('durable-agent.'))) found.push(versions!);
+    return payloadsIn(rest, found);
+  }
   if (record.data instanceof Uint8Array && typeof record.metadata === 'object' && record.metadata !== null) {
     found.push(record as Payload);
     return found;

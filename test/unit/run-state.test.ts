@@ -4,6 +4,7 @@ import type { GenerateResult } from '../../src/protocol/index.js';
 import { ApprovalBook } from '../../workflows/approvals.js';
 import { ClientToolBook } from '../../workflows/client-tools.js';
 import { AgentRunState } from '../../workflows/run-state.js';
+import { ToolSlots } from '../../workflows/tool-slots.js';
 
 const t0 = new Date('2026-01-01T00:00:00.000Z');
 const later = new Date('2026-01-01T00:05:00.000Z');
@@ -196,5 +197,25 @@ describe('AgentRunState', () => {
     expect(next.usage.totalTokens).toBe(2);
     expect(next.approvals.early()).toEqual([{ toolCallId: 'c9', approved: false }]);
     expect(next.clientTools.hasResult('p9')).toBe(true);
+  });
+});
+
+describe('ToolSlots', () => {
+  it('lets `limit` calls through at once and hands freed slots over in order', async () => {
+    const slots = new ToolSlots(2);
+    expect(slots.acquire()).toBeUndefined();
+    expect(slots.acquire()).toBeUndefined();
+    const order: string[] = [];
+    const third = slots.acquire()!.then(() => order.push('third'));
+    const fourth = slots.acquire()!.then(() => order.push('fourth'));
+    slots.release();
+    await third;
+    expect(order).toEqual(['third']);
+    slots.release();
+    await fourth;
+    expect(order).toEqual(['third', 'fourth']);
+    slots.release();
+    slots.release();
+    expect(slots.acquire()).toBeUndefined();
   });
 });
