@@ -133,13 +133,22 @@ describe('durationToMs', () => {
     ['24h', 86_400_000],
     ['2 days', 172_800_000],
     ['1500', 1500],
+    ['1.5h', 5_400_000],
+    [' 30s ', 30_000],
+    ['1 hour', 3_600_000],
   ])('%s → %d ms', (input, expected) => {
     expect(durationToMs(input)).toBe(expected);
   });
 
   it('rejects nonsense', () => {
-    expect(() => durationToMs('5 fortnights')).toThrow("Invalid duration: '5 fortnights'");
+    expect(() => durationToMs('5 fortnights')).toThrow(
+      "Invalid duration: '5 fortnights' (expected a non-negative number of milliseconds, or a string such as '500ms'",
+    );
     expect(() => durationToMs(-1)).toThrow('Invalid duration: -1');
+    expect(() => durationToMs('-1s')).toThrow("Invalid duration: '-1s'");
+    expect(() => durationToMs('')).toThrow("Invalid duration: ''");
+    expect(() => durationToMs(Number.NaN)).toThrow('Invalid duration: NaN');
+    expect(() => durationToMs('Infinity')).toThrow("Invalid duration: 'Infinity'");
   });
 });
 
