@@ -73,12 +73,14 @@ describe('toJsonValue', () => {
 
 describe('buildToolErrorResult', () => {
   it('never lets own properties overwrite the fixed keys', () => {
-    const error = Object.assign(new Error('m'), { toolName: 'other', toolCallId: 'other', error: false, extra: 1 });
-    expect(buildToolErrorResult(error, 'call-1', 'real')).toMatchObject({
+    const error = Object.assign(new Error('m'), { toolName: 'other', toolCallId: 'other', error: false, code: 7 });
+    expect(buildToolErrorResult(error, 'call-1', 'real')).toEqual({
       error: true,
+      name: 'Error',
+      message: 'm',
       toolCallId: 'call-1',
       toolName: 'real',
-      extra: 1,
+      code: 7,
     });
   });
 
