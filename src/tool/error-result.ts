@@ -84,7 +84,7 @@ function describe(thrown: unknown): Omit<ToolErrorCause, 'cause'> {
     message = fields.message;
   } else if (isObject(thrown)) {
     // An object thrown without a message: its own code and status below are all that is safe to say about it.
-    message = `A ${thrown.constructor?.name ?? 'value'} was thrown instead of an Error.`;
+    message = `The tool threw a value without a message (${thrown.constructor?.name ?? 'no prototype'}), not an Error.`;
   } else {
     message = String(thrown);
   }

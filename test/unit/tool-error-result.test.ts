@@ -84,11 +84,13 @@ describe('buildToolErrorResult', () => {
       toolName: 't',
     });
     expect(buildToolErrorResult({ config: { token: TOKEN }, status: 500 }, 'c', 't')).toMatchObject({
-      message: 'A Object was thrown instead of an Error.',
+      message: 'The tool threw a value without a message (Object), not an Error.',
       status: 500,
     });
     expect(buildToolErrorResult(42, 'c', 't')).toMatchObject({ name: 'Error', message: '42' });
-    expect(buildToolErrorResult(Object.create(null), 'c', 't').message).toBe('A value was thrown instead of an Error.');
+    expect(buildToolErrorResult(Object.create(null), 'c', 't').message).toBe(
+      'The tool threw a value without a message (no prototype), not an Error.',
+    );
   });
 
   it('sends the stack to the worker log instead', () => {
