@@ -30,7 +30,8 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-return': 'off',
       '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      'import-x/no-cycle': 'error',
+      // Cycles inside dependencies are not ours to fix, and walking them trips on their dynamic imports.
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
     },
   },
   {

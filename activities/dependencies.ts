@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
+import { LRUCache } from 'lru-cache';
 import type { Agent } from '../src/agent/agent.js';
 import type { AgentRegistry } from '../src/agent/registry.js';
 import type { ToolManager } from '../src/tool/tool-manager.js';
@@ -50,9 +51,12 @@ export function toToolContext(run: RunContextData): {
  * worker and reused by every model call and tool execution of that run.
  */
 export class RunToolsCache {
-  private readonly runs = new Map<string, Promise<ToolManager>>();
+  // The least recently used run's tools go first.
+  private readonly runs: LRUCache<string, Promise<ToolManager>>;
 
-  constructor(private readonly maxRuns = 500) {}
+  constructor(maxRuns = 500) {
+    this.runs = new LRUCache({ max: maxRuns });
+  }
 
   get(agent: Agent, ref: RunRef, run: RunContextData): Promise<ToolManager> {
     const key = `${agent.name}/${ref.workflowId}/${ref.runId}`;
@@ -60,9 +64,10 @@ export class RunToolsCache {
     if (cached) return cached;
     const tools = agent.resolveRunTools(toToolContext(run));
     // A failed resolution is not cached: the activity's retry tries again.
-    tools.catch(() => this.runs.delete(key));
+    tools.catch(() => {
+      if (this.runs.peek(key) === tools) this.runs.delete(key);
+    });
     this.runs.set(key, tools);
-    if (this.runs.size > this.maxRuns) this.runs.delete(this.runs.keys().next().value!);
     return tools;
   }
 }

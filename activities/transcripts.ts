@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import { LRUCache } from 'lru-cache';
 import {
   FailureType,
   readTranscript,
@@ -13,20 +14,19 @@ import {
 } from '../src/protocol/index.js';
 import { transcriptQuery } from '../workflows/messages.js';
 
+/** A run's cached transcript. Entries are replaced, never mutated, so the cache always knows their size. */
 interface CachedRun {
-  key: string;
-  messages: TranscriptMessage[];
-  run: RunContextData;
+  messages: readonly TranscriptMessage[];
+  run: RunContextData | undefined;
   /** Which model response (by its `responseId`) this worker cached at each position. */
-  responses: Map<number, string>;
-  /** Approximate size, for the cache's byte budget. */
+  responses: ReadonlyMap<number, string>;
+  /** UTF-8 bytes of `messages` as JSON, for the cache's byte budget. */
   bytes: number;
 }
 
 interface CachedOutput {
   outputId: string;
   output: ToolResultOutput;
-  storedAt: number;
 }
 
 /** What a read needs besides the run and the count. */
@@ -42,10 +42,14 @@ export type TranscriptQueryFn = (ref: RunRef, from: number, to: number, fromPart
 
 /** Limits of the worker's transcript cache. */
 export interface TranscriptCacheLimits {
+  /** Runs kept. Default 500. */
   maxRuns?: number;
+  /** UTF-8 bytes of cached messages, over all runs; a run larger than this is not cached. Default 256 MiB. */
   maxBytes?: number;
   /** Unclaimed tool outputs are dropped after this long (the run ended, or its next step ran elsewhere). */
   toolOutputTtlMs?: number;
+  /** UTF-8 bytes of unclaimed tool outputs kept. Default 64 MiB. */
+  toolOutputMaxBytes?: number;
 }
 
 /**
@@ -56,31 +60,26 @@ export interface TranscriptCacheLimits {
  * was not the one recorded is dropped and read again.
  */
 export class TranscriptCache {
-  private readonly runs = new Map<string, CachedRun>();
-  private readonly toolOutputs = new Map<string, CachedOutput>();
-  private totalBytes = 0;
-  private readonly maxRuns: number;
-  private readonly maxBytes: number;
-  private readonly toolOutputTtlMs: number;
+  // Least recently used runs go first, when there are too many or their messages take too many bytes.
+  private readonly runs: LRUCache<string, CachedRun>;
+  private readonly toolOutputs: LRUCache<string, CachedOutput>;
 
   constructor(
     limits: TranscriptCacheLimits = {},
     private readonly query: TranscriptQueryFn = queryRun,
   ) {
-    this.maxRuns = limits.maxRuns ?? 500;
-    this.maxBytes = limits.maxBytes ?? 256 * 1024 * 1024;
-    this.toolOutputTtlMs = limits.toolOutputTtlMs ?? 15 * 60_000;
+    const maxRuns = limits.maxRuns ?? 500;
+    this.runs = new LRUCache({ max: maxRuns, maxSize: limits.maxBytes ?? 256 * 1024 * 1024 });
+    this.toolOutputs = new LRUCache({
+      max: maxRuns * 20,
+      maxSize: limits.toolOutputMaxBytes ?? 64 * 1024 * 1024,
+      ttl: limits.toolOutputTtlMs ?? 15 * 60_000,
+    });
   }
 
   /** Keeps what the model will see for a tool call this worker executed, under the result's `outputId`. */
   rememberToolOutput(ref: RunRef, toolCallId: string, outputId: string, output: ToolResultOutput): void {
-    const now = Date.now();
-    // Oldest first: drop what expired, and keep the count bounded.
-    for (const [key, entry] of this.toolOutputs) {
-      if (now - entry.storedAt < this.toolOutputTtlMs && this.toolOutputs.size < this.maxRuns * 20) break;
-      this.toolOutputs.delete(key);
-    }
-    this.toolOutputs.set(`${runKey(ref)}/${toolCallId}`, { outputId, output, storedAt: now });
+    this.toolOutputs.set(`${runKey(ref)}/${toolCallId}`, { outputId, output }, { size: sizeOf(jsonBytes(output)) });
   }
 
   /** The first `count` messages of a run and its context. */
@@ -90,37 +89,32 @@ export class TranscriptCache {
     hints: TranscriptReadHints = {},
   ): Promise<{ messages: TranscriptMessage[]; run: RunContextData }> {
     const key = runKey(ref);
-    let cached = this.runs.get(key);
+    let entry: CachedRun = this.runs.get(key) ?? { messages: [], run: undefined, responses: new Map(), bytes: 0 };
     // Only copies this worker appended can be stale (an attempt whose result was not the one recorded); what came
     // from the run's query is the record itself.
-    const local = hints.mark ? cached?.responses.get(hints.mark.at) : undefined;
-    if (cached && hints.mark && local !== undefined && local !== hints.mark.responseId) {
-      this.truncate(cached, hints.mark.at);
-    }
-    if (cached && hints.delta && cached.messages.length === hints.delta.at) {
+    const local = hints.mark ? entry.responses.get(hints.mark.at) : undefined;
+    if (hints.mark && local !== undefined && local !== hints.mark.responseId) entry = truncated(entry, hints.mark.at);
+    if (hints.delta && entry.run !== undefined && entry.messages.length === hints.delta.at) {
       const message = this.resolve(key, hints.delta);
-      if (message) this.push(cached, [message]);
+      if (message) entry = appended(entry, [message]);
     }
-    if (!cached || cached.messages.length < count) {
-      cached ??= { key, messages: [], run: undefined as unknown as RunContextData, responses: new Map(), bytes: 0 };
+    if (entry.run === undefined || entry.messages.length < count) {
       // Page through the query: each answer is bounded in size.
       const page = await readTranscript(
         (from, to, fromPart) => this.query(ref, from, to ?? count, fromPart),
-        cached.messages.length,
+        entry.messages.length,
         count,
       );
-      if (page.run) cached.run = page.run;
-      const answered = cached.run !== undefined;
-      this.push(cached, page.messages);
-      if (cached.messages.length < count || !answered) {
+      entry = appended({ ...entry, run: page.run ?? entry.run }, page.messages);
+      if (entry.messages.length < count || entry.run === undefined) {
         throw ApplicationFailure.create({
           type: FailureType.TranscriptUnavailable,
-          message: `Run ${ref.workflowId} returned ${cached.messages.length} of ${count} transcript messages.`,
+          message: `Run ${ref.workflowId} returned ${entry.messages.length} of ${count} transcript messages.`,
         });
       }
     }
-    this.remember(key, cached);
-    return { messages: cached.messages.slice(0, count), run: cached.run };
+    this.store(key, entry);
+    return { messages: entry.messages.slice(0, count), run: entry.run };
   }
 
   /**
@@ -128,11 +122,11 @@ export class TranscriptCache {
    * there), so the next step needs no query.
    */
   append(ref: RunRef, at: number, messages: TranscriptMessage[], responseId: string): void {
-    const cached = this.runs.get(runKey(ref));
+    const key = runKey(ref);
+    const cached = this.runs.get(key);
     if (!cached || cached.messages.length < at) return;
-    this.truncate(cached, at);
-    this.push(cached, messages);
-    cached.responses.set(at, responseId);
+    const entry = appended(truncated(cached, at), messages);
+    this.store(key, { ...entry, responses: new Map(entry.responses).set(at, responseId) });
   }
 
   /** The delta as a transcript message, or undefined when a referenced output is not on this worker. */
@@ -158,36 +152,34 @@ export class TranscriptCache {
     return { role: 'tool', content };
   }
 
-  private push(cached: CachedRun, messages: TranscriptMessage[]): void {
-    const bytes = JSON.stringify(messages).length;
-    cached.messages.push(...messages);
-    cached.bytes += bytes;
-    if (this.runs.get(cached.key) === cached) this.totalBytes += bytes;
+  private store(key: string, entry: CachedRun): void {
+    // A run larger than the whole budget is not kept (lru-cache refuses it); its next read asks the run again.
+    this.runs.set(key, entry, { size: sizeOf(entry.bytes) });
   }
+}
 
-  private truncate(cached: CachedRun, at: number): void {
-    if (cached.messages.length <= at) return;
-    const removed = cached.messages.splice(at);
-    const bytes = JSON.stringify(removed).length;
-    cached.bytes -= bytes;
-    if (this.runs.get(cached.key) === cached) this.totalBytes -= bytes;
-    for (const position of [...cached.responses.keys()]) if (position >= at) cached.responses.delete(position);
-  }
+/** `entry` with `messages` appended. */
+function appended(entry: CachedRun, messages: readonly TranscriptMessage[]): CachedRun {
+  if (messages.length === 0) return entry;
+  return { ...entry, messages: [...entry.messages, ...messages], bytes: entry.bytes + jsonBytes(messages) };
+}
 
-  private remember(key: string, value: CachedRun): void {
-    // Map iteration order is insertion order: re-inserting marks the run as recently used.
-    const previous = this.runs.get(key);
-    if (previous) this.totalBytes -= previous.bytes;
-    this.runs.delete(key);
-    this.runs.set(key, value);
-    this.totalBytes += value.bytes;
-    for (const [oldest, run] of this.runs) {
-      if (this.runs.size <= this.maxRuns && this.totalBytes <= this.maxBytes) break;
-      if (oldest === key) break;
-      this.runs.delete(oldest);
-      this.totalBytes -= run.bytes;
-    }
-  }
+/** `entry` without its messages from position `at` on, and without the responses recorded there. */
+function truncated(entry: CachedRun, at: number): CachedRun {
+  if (entry.messages.length <= at) return entry;
+  const responses = new Map([...entry.responses].filter(([position]) => position < at));
+  const bytes = entry.bytes - jsonBytes(entry.messages.slice(at));
+  return { ...entry, messages: entry.messages.slice(0, at), responses, bytes };
+}
+
+/** UTF-8 bytes of a value's JSON: what it weighs in memory and on the wire, whatever its characters. */
+function jsonBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+}
+
+// lru-cache sizes must be positive integers.
+function sizeOf(bytes: number): number {
+  return Math.max(1, bytes);
 }
 
 function runKey(ref: RunRef): string {

@@ -1,38 +1,22 @@
-const UNIT_MS: Record<string, number> = {
-  ms: 1,
-  millisecond: 1,
-  milliseconds: 1,
-  s: 1_000,
-  sec: 1_000,
-  second: 1_000,
-  seconds: 1_000,
-  m: 60_000,
-  min: 60_000,
-  minute: 60_000,
-  minutes: 60_000,
-  h: 3_600_000,
-  hour: 3_600_000,
-  hours: 3_600_000,
-  d: 86_400_000,
-  day: 86_400_000,
-  days: 86_400_000,
-};
+import { msToNumber, type Duration } from '@temporalio/common';
+
+const EXPECTED = `expected a non-negative number of milliseconds, or a string such as '500ms', '30s', '5m', '24h' or '2 days'`;
 
 /**
- * Converts a duration to milliseconds: a number is taken as ms; a string is a number with an optional unit
- * (`'500ms'`, `'30s'`, `'5m'`, `'24h'`, `'2 days'`). Throws on anything else, so a typo in configuration fails
- * when the agent is defined rather than when a run first waits.
+ * Converts a duration to milliseconds with Temporal's own parser (the `ms` format every Temporal option accepts):
+ * a number is taken as ms; a string is a number with an optional unit (`'500ms'`, `'30s'`, `'5m'`, `'24h'`,
+ * `'2 days'`). Throws on anything else, so a typo in configuration fails when the agent is defined rather than
+ * when a run first waits.
  */
 export function durationToMs(value: string | number): number {
-  if (typeof value === 'number') {
-    if (Number.isFinite(value) && value >= 0) return value;
-    throw new Error(`Invalid duration: ${value} (expected a non-negative number of milliseconds)`);
+  let ms: number;
+  try {
+    ms = msToNumber((typeof value === 'string' ? value.trim() : value) as Duration);
+  } catch {
+    throw new Error(`Invalid duration: '${String(value)}' (${EXPECTED})`);
   }
-  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(value);
-  const unit = match?.[2]?.toLowerCase() || 'ms';
-  const factor = UNIT_MS[unit];
-  if (!match || factor === undefined) {
-    throw new Error(`Invalid duration: '${value}' (expected e.g. '500ms', '30s', '5m', '24h' or '2d')`);
+  if (!Number.isFinite(ms) || ms < 0) {
+    throw new Error(`Invalid duration: ${typeof value === 'string' ? `'${value}'` : value} (${EXPECTED})`);
   }
-  return Number(match[1]) * factor;
+  return ms;
 }

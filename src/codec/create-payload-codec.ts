@@ -1,23 +1,16 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { promisify } from 'node:util';
-import { gunzip, gzip } from 'node:zlib';
-import type { Payload, PayloadCodec } from '@temporalio/common';
+import type { Payload, PayloadCodec, SerializationContext } from '@temporalio/common';
 import {
   DEFAULT_COMPRESSION_THRESHOLD_BYTES,
   ENCODING_ENCRYPTED,
   ENCODING_GZIP,
-  METADATA_ENCRYPTION_KEY_ID,
+  MAX_DECOMPRESSED_BYTES,
 } from './constants.js';
-import { describeKeyIds, toKeyRing, type KeyRing, type PayloadEncryptionOptions } from './encryption-keys.js';
+import { toKeyRing, type KeyRing, type PayloadEncryptionOptions } from './encryption-keys.js';
 import { deserializePayload, serializePayload } from './payload-bytes.js';
 import { PayloadCodecError } from './payload-codec-error.js';
+import { compress, decompress } from './payload-compression.js';
+import { decryptPayload, encryptPayload } from './payload-encryption.js';
 
-const gzipAsync = promisify(gzip);
-const gunzipAsync = promisify(gunzip);
-
-const CIPHER = 'aes-256-gcm';
-const IV_BYTES = 12;
-const AUTH_TAG_BYTES = 16;
 // Encoding adds at most two layers (gzip inside encryption); more means a corrupt or hostile payload.
 const MAX_LAYERS = 2;
 
@@ -31,11 +24,19 @@ export interface PayloadCodecOptions {
   /** Smallest serialized payload, in bytes, worth compressing. Default 1024. */
   compressionThreshold?: number;
   /**
-   * AES-256-GCM encryption of every payload, with a random 12-byte IV per payload. One key (`{ keyId, key }`) or
-   * a key ring for rotation (`{ keys, currentKeyId }`: encrypt with the current key, decrypt with any; `null`:
-   * decrypt only). Keys come from worker/client configuration and never reach history; only the key id does.
+   * AES-256-GCM encryption of every payload, with a random 12-byte IV per payload, bound to the namespace and
+   * workflow id it is written for. One key (`{ keyId, key }`) or a key ring for rotation (`{ keys, currentKeyId }`:
+   * encrypt with the current key, decrypt with any; `null`: decrypt only). Keys come from worker/client
+   * configuration and never reach history; only the key id does.
    */
   encryption?: PayloadEncryptionOptions;
+  /**
+   * Whether a codec that encrypts also accepts unencrypted payloads. Default `false`: once a key encrypts, a
+   * plaintext payload (from a client without the key, or forged) is refused with `PLAINTEXT_REFUSED`. Set it while
+   * migrating to encryption, until every run that was open before is closed. A codec that does not encrypt
+   * (no key, or decrypt-only) always accepts plaintext: it writes it.
+   */
+  allowPlaintext?: boolean;
 }
 
 /**
@@ -47,6 +48,8 @@ export class DurableAgentPayloadCodec implements PayloadCodec {
   /** Whether new payloads are compressed. */
   readonly compression: 'gzip' | 'none';
   readonly compressionThreshold: number;
+  /** Whether unencrypted payloads are accepted; always true when this codec does not encrypt. */
+  readonly allowPlaintext: boolean;
   private readonly keyRing: KeyRing | undefined;
 
   constructor(options: PayloadCodecOptions = {}) {
@@ -61,9 +64,13 @@ export class DurableAgentPayloadCodec implements PayloadCodec {
     if (!Number.isInteger(threshold) || threshold < 0) {
       throw new PayloadCodecError('INVALID_CONFIG', `compressionThreshold must be a whole number of bytes >= 0.`);
     }
+    if (options.allowPlaintext !== undefined && typeof options.allowPlaintext !== 'boolean') {
+      throw new PayloadCodecError('INVALID_CONFIG', 'allowPlaintext must be true or false.');
+    }
     this.compression = compression;
     this.compressionThreshold = threshold;
     this.keyRing = options.encryption ? toKeyRing(options.encryption) : undefined;
+    this.allowPlaintext = options.allowPlaintext === true || this.keyRing?.currentKeyId === undefined;
   }
 
   /** The key id new payloads are encrypted with, or `undefined` when the codec does not encrypt. */
@@ -76,22 +83,28 @@ export class DurableAgentPayloadCodec implements PayloadCodec {
     return [...(this.keyRing?.keys.keys() ?? [])];
   }
 
-  async encode(payloads: Payload[]): Promise<Payload[]> {
-    return await Promise.all(payloads.map((payload) => this.encodeOne(payload)));
+  /** Encodes payloads; `context` (given by Temporal) is the namespace and workflow they are bound to. */
+  async encode(payloads: Payload[], context?: SerializationContext): Promise<Payload[]> {
+    return await Promise.all(payloads.map((payload) => this.encodeOne(payload, context)));
   }
 
-  async decode(payloads: Payload[]): Promise<Payload[]> {
-    return await Promise.all(payloads.map((payload) => this.decodeOne(payload)));
+  /** Decodes payloads, refusing any bound to another workflow than `context`'s. */
+  async decode(payloads: Payload[], context?: SerializationContext): Promise<Payload[]> {
+    return await Promise.all(payloads.map((payload) => this.decodeOne(payload, context)));
   }
 
-  private async encodeOne(payload: Payload): Promise<Payload> {
-    // Externally stored payloads carry references our serialization does not keep: pass them through.
-    if ((payload as { externalPayloads?: unknown[] }).externalPayloads?.length) return payload;
+  private async encodeOne(payload: Payload, context: SerializationContext | undefined): Promise<Payload> {
+    // Externally stored payloads are references resolved outside the codec: pass them through.
+    if (payload.externalPayloads?.length) return payload;
     let encoded = payload;
     let bytes = serializePayload(payload);
-    if (this.compression === 'gzip' && bytes.length >= this.compressionThreshold) {
-      const compressed = await gzipAsync(bytes);
-      const wrapped: Payload = { metadata: { encoding: utf8(ENCODING_GZIP) }, data: compressed };
+    // Above the decompression limit a gzip layer would be refused on decode: leave such a payload uncompressed.
+    if (
+      this.compression === 'gzip' &&
+      bytes.length >= this.compressionThreshold &&
+      bytes.length <= MAX_DECOMPRESSED_BYTES
+    ) {
+      const wrapped: Payload = { metadata: { encoding: utf8(ENCODING_GZIP) }, data: await compress(bytes) };
       const wrappedBytes = serializePayload(wrapped);
       if (wrappedBytes.length < bytes.length) {
         encoded = wrapped;
@@ -100,54 +113,30 @@ export class DurableAgentPayloadCodec implements PayloadCodec {
     }
     const keyId = this.keyRing?.currentKeyId;
     const key = keyId !== undefined ? this.keyRing?.keys.get(keyId) : undefined;
-    if (keyId !== undefined && key) encoded = encrypt(bytes, keyId, key);
+    if (keyId !== undefined && key) encoded = encryptPayload(bytes, keyId, key, context);
     return encoded;
   }
 
-  private async decodeOne(payload: Payload): Promise<Payload> {
+  private async decodeOne(payload: Payload, context: SerializationContext | undefined): Promise<Payload> {
+    if (payload.externalPayloads?.length) return payload;
+    const outer = text(payload.metadata?.encoding);
     let current = payload;
     for (let layer = 0; ; layer++) {
       const encoding = text(current.metadata?.encoding);
-      if (encoding !== ENCODING_GZIP && encoding !== ENCODING_ENCRYPTED) return current;
+      if (encoding !== ENCODING_GZIP && encoding !== ENCODING_ENCRYPTED) break;
       if (layer === MAX_LAYERS) {
         throw new PayloadCodecError('MALFORMED_PAYLOAD', `A payload is wrapped in more codec layers than we write.`);
       }
-      current = encoding === ENCODING_GZIP ? await this.decompress(current) : this.decrypt(current);
+      const inner =
+        encoding === ENCODING_GZIP
+          ? await decompress(current.data ?? new Uint8Array(0))
+          : decryptPayload(current, this.keyRing, context);
+      current = parseInner(inner, encoding);
     }
-  }
-
-  private decrypt(payload: Payload): Payload {
-    const keyId = text(payload.metadata?.[METADATA_ENCRYPTION_KEY_ID]);
-    if (!keyId) {
-      throw new PayloadCodecError(
-        'MALFORMED_PAYLOAD',
-        `An encrypted payload has no '${METADATA_ENCRYPTION_KEY_ID}' metadata, so there is no telling which key ` +
-          `decrypts it: it was not written by this codec, or was modified.`,
-      );
-    }
-    const key = this.keyRing?.keys.get(keyId);
-    if (!key) throw unknownKeyError(keyId, this.keyRing);
-    const data = payload.data ?? new Uint8Array(0);
-    if (data.length < IV_BYTES + AUTH_TAG_BYTES) throw decryptionFailed(keyId);
-    try {
-      const decipher = createDecipheriv(CIPHER, key, data.subarray(0, IV_BYTES), { authTagLength: AUTH_TAG_BYTES });
-      decipher.setAuthTag(data.subarray(data.length - AUTH_TAG_BYTES));
-      const plain = Buffer.concat([
-        decipher.update(data.subarray(IV_BYTES, data.length - AUTH_TAG_BYTES)),
-        decipher.final(),
-      ]);
-      return deserializePayload(plain);
-    } catch (cause) {
-      throw decryptionFailed(keyId, cause);
-    }
-  }
-
-  private async decompress(payload: Payload): Promise<Payload> {
-    try {
-      return deserializePayload(await gunzipAsync(payload.data ?? new Uint8Array(0)));
-    } catch (cause) {
-      throw new PayloadCodecError('MALFORMED_PAYLOAD', `A '${ENCODING_GZIP}' payload is not valid gzip.`, { cause });
-    }
+    // The policy comes after the structure: a payload no configuration could read (a bomb, junk) is refused as
+    // such, whatever this codec allows; only a well-formed plaintext payload is refused for being plaintext.
+    if (outer !== ENCODING_ENCRYPTED && !this.allowPlaintext) throw plaintextRefused(outer);
+    return current;
   }
 }
 
@@ -159,36 +148,25 @@ export function createPayloadCodec(options: PayloadCodecOptions = {}): DurableAg
   return new DurableAgentPayloadCodec(options);
 }
 
-function encrypt(bytes: Uint8Array, keyId: string, key: Buffer): Payload {
-  // A fresh random IV per payload: GCM loses both confidentiality and integrity if an IV repeats under one key.
-  const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv(CIPHER, key, iv, { authTagLength: AUTH_TAG_BYTES });
-  const data = Buffer.concat([iv, cipher.update(bytes), cipher.final(), cipher.getAuthTag()]);
-  return { metadata: { encoding: utf8(ENCODING_ENCRYPTED), [METADATA_ENCRYPTION_KEY_ID]: utf8(keyId) }, data };
+function parseInner(bytes: Uint8Array, encoding: string): Payload {
+  try {
+    return deserializePayload(bytes);
+  } catch (cause) {
+    throw new PayloadCodecError('MALFORMED_PAYLOAD', `A '${encoding}' payload does not hold a Temporal payload.`, {
+      cause,
+    });
+  }
 }
 
-function unknownKeyError(keyId: string, keyRing: KeyRing | undefined): PayloadCodecError {
-  const where =
-    `createPayloadCodec({ encryption: { keys: { '${keyId}': <key>, … }, currentKeyId } }) as the payloadCodec of ` +
-    `createAgentWorker / AgentClient.connect, or DURABLE_AGENT_ENCRYPTION_KEY_ID=${keyId} with ` +
-    `DURABLE_AGENT_ENCRYPTION_KEY, or '${keyId}:<key>' in DURABLE_AGENT_DECRYPTION_KEYS`;
-  const message =
-    keyRing && keyRing.keys.size > 0
-      ? `Cannot decrypt a payload encrypted with key id '${keyId}': this worker/client only has keys ` +
-        `${describeKeyIds(keyRing.keys.keys())}. Keep every key that open histories still use after a rotation: ` +
-        `configure '${keyId}' with ${where}.`
-      : `Cannot decrypt a payload encrypted with key id '${keyId}': this worker/client has no encryption key ` +
-        `configured. Configure key '${keyId}' with ${where}.`;
-  return new PayloadCodecError('UNKNOWN_KEY_ID', message, { keyId });
-}
-
-function decryptionFailed(keyId: string, cause?: unknown): PayloadCodecError {
+function plaintextRefused(encoding: string | undefined): PayloadCodecError {
   return new PayloadCodecError(
-    'DECRYPTION_FAILED',
-    `A payload encrypted with key id '${keyId}' failed authentication: it was modified after it was encrypted, ` +
-      `or the key configured as '${keyId}' here is not the key it was encrypted with. Check that every worker ` +
-      `and client has the same key bytes under '${keyId}'.`,
-    { keyId, ...(cause !== undefined ? { cause } : {}) },
+    'PLAINTEXT_REFUSED',
+    `Refused an unencrypted payload (encoding '${encoding ?? 'none'}'): this worker/client encrypts, so it accepts ` +
+      `only encrypted payloads. It was written by a process without the codec (a client built without ` +
+      `payloadCodec, the temporal CLI, a worker without the key): give that process the same codec. While ` +
+      `migrating to encryption, set allowPlaintext: true (DURABLE_AGENT_ALLOW_PLAINTEXT=true) until every run ` +
+      `that was open before encryption was turned on has closed. A payload nobody should have sent (a forged ` +
+      `signal) is applied if you allow plaintext: reset or terminate its run instead.`,
   );
 }
 

@@ -1,5 +1,6 @@
 // Turning the key options people write (one key, or a key ring for rotation) into 32-byte AES-256 keys. Errors
 // name the key id and the expected forms, never the key material.
+import { registerSecret } from '../secrets/redact-secrets.js';
 import { PayloadCodecError } from './payload-codec-error.js';
 
 /** AES-256 needs exactly this many key bytes. */
@@ -57,6 +58,11 @@ export function parseEncryptionKey(keyId: string, key: EncryptionKeyInput): Buff
       { keyId },
     );
   }
+  // Never expected in any text, but a tool echoing its environment must not put a key into history either.
+  if (typeof key === 'string') registerSecret(key);
+  registerSecret(bytes.toString('base64'));
+  registerSecret(bytes.toString('base64url'));
+  registerSecret(bytes.toString('hex'));
   return bytes;
 }
 

@@ -1,55 +1,20 @@
-// A Payload as protobuf bytes (`temporal.api.common.v1.Payload`: map<string, bytes> metadata = 1; bytes data = 2),
-// so an encoded payload wraps the whole inner payload, its metadata included, in a format any Temporal SDK can
-// parse (byte-identical to `Payload.encode` of @temporalio/proto). Written against protobufjs's reader/writer: the
-// package depends on protobufjs, not on @temporalio/proto.
-import protobuf from 'protobufjs/minimal.js';
+// A Payload as protobuf bytes, so each codec layer wraps the whole inner payload (its metadata included) in a format
+// any Temporal SDK can parse. The SDK's own generated `temporal.api.common.v1.Payload` does the framing.
 import type { Payload } from '@temporalio/common';
+import proto from '@temporalio/proto';
 
-const METADATA_FIELD = 1;
-const DATA_FIELD = 2;
-const ENTRY_KEY_FIELD = 1;
-const ENTRY_VALUE_FIELD = 2;
-const LENGTH_DELIMITED = 2;
+// CommonJS: its named exports are not visible to ESM imports.
+const ProtoPayload = proto.temporal.api.common.v1.Payload;
 
-const tag = (field: number): number => (field << 3) | LENGTH_DELIMITED;
-
-/** Serializes a payload's metadata and data. */
+/** Serializes a payload (metadata, data and any external-payload details). */
 export function serializePayload(payload: Payload): Uint8Array {
-  const writer = protobuf.Writer.create();
-  for (const [key, value] of Object.entries(payload.metadata ?? {})) {
-    writer.uint32(tag(METADATA_FIELD)).fork();
-    writer.uint32(tag(ENTRY_KEY_FIELD)).string(key);
-    writer.uint32(tag(ENTRY_VALUE_FIELD)).bytes(value);
-    writer.ldelim();
-  }
-  if (payload.data && payload.data.length > 0) writer.uint32(tag(DATA_FIELD)).bytes(payload.data);
-  return writer.finish();
+  return ProtoPayload.encode(payload).finish();
 }
 
-/** Parses bytes written by {@link serializePayload} (or any protobuf Payload; unknown fields are skipped). */
+/** Parses a serialized payload. Throws when the bytes are not a protobuf `Payload`. */
 export function deserializePayload(bytes: Uint8Array): Payload {
-  const reader = protobuf.Reader.create(bytes);
-  const metadata: Record<string, Uint8Array> = {};
-  let data: Uint8Array = new Uint8Array(0);
-  while (reader.pos < reader.len) {
-    const fieldTag = reader.uint32();
-    const field = fieldTag >>> 3;
-    if (field === METADATA_FIELD) {
-      const end = reader.uint32() + reader.pos;
-      let key = '';
-      let value: Uint8Array = new Uint8Array(0);
-      while (reader.pos < end) {
-        const entryTag = reader.uint32();
-        if (entryTag >>> 3 === ENTRY_KEY_FIELD) key = reader.string();
-        else if (entryTag >>> 3 === ENTRY_VALUE_FIELD) value = reader.bytes();
-        else reader.skipType(entryTag & 7);
-      }
-      metadata[key] = value;
-    } else if (field === DATA_FIELD) {
-      data = reader.bytes();
-    } else {
-      reader.skipType(fieldTag & 7);
-    }
-  }
-  return { metadata, data };
+  const message = ProtoPayload.decode(bytes);
+  const payload: Payload = { metadata: message.metadata, data: message.data };
+  if (message.externalPayloads.length > 0) payload.externalPayloads = message.externalPayloads;
+  return payload;
 }

@@ -4,10 +4,21 @@ const MARKER = Symbol.for('durable-agent.error.PayloadCodecError');
 export type PayloadCodecErrorCode =
   /** A payload was encrypted with a key id this worker/client does not know. */
   | 'UNKNOWN_KEY_ID'
-  /** AES-GCM authentication failed: the payload was modified, or the key under that id is a different key. */
+  /**
+   * AES-GCM authentication failed: the payload or its metadata was modified, or the key under that id is a
+   * different key.
+   */
   | 'DECRYPTION_FAILED'
   /** A payload marked as ours is not in our format (truncated, corrupt, missing its key id). */
   | 'MALFORMED_PAYLOAD'
+  /** A compressed payload inflates past `MAX_DECOMPRESSED_BYTES` (a decompression bomb, or corrupt). */
+  | 'DECOMPRESSED_TOO_LARGE'
+  /** An encrypted payload in a format newer than this codec reads: upgrade this worker/client. */
+  | 'UNSUPPORTED_VERSION'
+  /** An unencrypted payload reached a codec that encrypts and does not allow plaintext. */
+  | 'PLAINTEXT_REFUSED'
+  /** An encrypted payload bound to another workflow or namespace than the one it was delivered to. */
+  | 'CONTEXT_MISMATCH'
   /** The codec's options or environment variables are invalid. */
   | 'INVALID_CONFIG';
 

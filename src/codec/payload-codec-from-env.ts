@@ -13,6 +13,8 @@ export const DEFAULT_ENCRYPTION_KEY_ID = 'default';
  * - `DURABLE_AGENT_DECRYPTION_KEYS`: `id:key,id:key` — more keys, only for decrypting (older keys after a
  *   rotation, or the next key while it is being rolled out).
  * - `DURABLE_AGENT_COMPRESSION`: `gzip` or `none`. Default `gzip` when a key is set, otherwise `none`.
+ * - `DURABLE_AGENT_ALLOW_PLAINTEXT`: `true` or `false` (also `1`/`0`, `yes`/`no`). Default `false`: with
+ *   `DURABLE_AGENT_ENCRYPTION_KEY` set, unencrypted payloads are refused. `true` while migrating to encryption.
  *
  * With nothing set, the codec encodes nothing, so workers and clients that have no codec keep reading each
  * other's payloads; it still decompresses gzip payloads and turns an encrypted payload into an error that says
@@ -27,6 +29,7 @@ export function payloadCodecFromEnv(env: Record<string, string | undefined> = pr
   const keyId = read('DURABLE_AGENT_ENCRYPTION_KEY_ID') ?? DEFAULT_ENCRYPTION_KEY_ID;
   const decryptionKeys = read('DURABLE_AGENT_DECRYPTION_KEYS');
   const compression = read('DURABLE_AGENT_COMPRESSION')?.toLowerCase();
+  const allowPlaintext = parseBoolean('DURABLE_AGENT_ALLOW_PLAINTEXT', read('DURABLE_AGENT_ALLOW_PLAINTEXT'));
 
   if (compression !== undefined && compression !== 'gzip' && compression !== 'none') {
     throw new PayloadCodecError(
@@ -34,7 +37,10 @@ export function payloadCodecFromEnv(env: Record<string, string | undefined> = pr
       `DURABLE_AGENT_COMPRESSION must be 'gzip' or 'none', not '${compression}'.`,
     );
   }
-  const options: PayloadCodecOptions = { compression: compression ?? (key ? 'gzip' : 'none') };
+  const options: PayloadCodecOptions = {
+    compression: compression ?? (key ? 'gzip' : 'none'),
+    ...(allowPlaintext !== undefined ? { allowPlaintext } : {}),
+  };
   if (key || decryptionKeys) {
     const keys = decryptionKeys ? parseDecryptionKeys(decryptionKeys) : {};
     if (key) {
@@ -72,4 +78,15 @@ function parseDecryptionKeys(value: string): Record<string, string | Buffer> {
     keys[keyId] = entry.slice(separator + 1).trim();
   }
   return keys;
+}
+
+const TRUE = new Set(['true', '1', 'yes']);
+const FALSE = new Set(['false', '0', 'no']);
+
+function parseBoolean(name: string, value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  const lower = value.toLowerCase();
+  if (TRUE.has(lower)) return true;
+  if (FALSE.has(lower)) return false;
+  throw new PayloadCodecError('INVALID_CONFIG', `${name} must be 'true' or 'false', not '${value}'.`);
 }

@@ -18,6 +18,7 @@ import { isInvalidModelIdError } from './errors/invalid-model-id-error.js';
 import { isMissingApiKeyError } from './errors/missing-api-key-error.js';
 import { isScriptedModelExhaustedError } from './errors/scripted-model-exhausted-error.js';
 import { isUnknownProviderError } from './errors/unknown-provider-error.js';
+import { redactSecrets } from '../secrets/redact-secrets.js';
 
 /**
  * Failure types of a model call, as they cross the `generate` activity boundary. Stable strings (`Area.Reason`):
@@ -78,7 +79,7 @@ export function classifyModelError(error: unknown): ApplicationFailure {
   if (RetryError.isInstance(error) && error.lastError !== undefined) return classifyModelError(error.lastError);
 
   const cause = error instanceof Error ? error : new Error(String(error));
-  const message = cause.message || String(error);
+  const message = redactSecrets(cause.message || String(error));
 
   if (APICallError.isInstance(error)) return classifyApiCallError(error);
 
@@ -118,11 +119,14 @@ export function classifyModelError(error: unknown): ApplicationFailure {
 
 function classifyApiCallError(error: APICallError): ApplicationFailure {
   const status = error.statusCode;
-  const details = { statusCode: status, url: error.url, responseBody: truncate(error.responseBody) };
+  // A provider (or a proxy in front of it) may echo the request's key back in its error body: redacted first.
+  const responseBody = error.responseBody === undefined ? undefined : truncate(redactSecrets(error.responseBody));
+  const details = { statusCode: status, url: redactUrl(error.url), responseBody };
+  const message = redactSecrets(error.message);
   const retryDelay = retryAfterMs(error.responseHeaders);
   const retryable = (type: ModelFailureTypeName) =>
-    failure(type, error.message, error, { nonRetryable: false, nextRetryDelay: retryDelay, details });
-  const fatal = (type: ModelFailureTypeName) => failure(type, error.message, error, { nonRetryable: true, details });
+    failure(type, message, error, { nonRetryable: false, nextRetryDelay: retryDelay, details });
+  const fatal = (type: ModelFailureTypeName) => failure(type, message, error, { nonRetryable: true, details });
 
   if (status === undefined) {
     // No HTTP status: the request never got an answer (connection refused, reset, DNS).
@@ -205,8 +209,36 @@ function failure(
     ...(options.nextRetryDelay !== undefined ? { nextRetryDelay: options.nextRetryDelay } : {}),
     // Status and a bounded body excerpt help whoever reads the failure in the Temporal UI; never headers (keys).
     details: options.details ? [options.details] : undefined,
-    cause,
+    cause: redactedCopy(cause, 0),
   });
+}
+
+// How many errors of a cause chain are recorded; the rest is cut.
+const MAX_CAUSE_DEPTH = 4;
+
+/**
+ * What history records of an error: Temporal's failure converter writes the message, the stack and the cause
+ * chain of every error, and a stack's first line repeats the message. So the recorded copy carries the name,
+ * message and stack with secrets redacted, and nothing else of the original (its own properties never reach the
+ * failure converter either way).
+ */
+function redactedCopy(error: unknown, depth: number): Error | undefined {
+  if (!(error instanceof Error) || depth >= MAX_CAUSE_DEPTH) return undefined;
+  const next = redactedCopy(error.cause, depth + 1);
+  const copy = new Error(redactSecrets(error.message), next ? { cause: next } : undefined);
+  copy.name = error.name;
+  copy.stack = error.stack === undefined ? undefined : redactSecrets(error.stack);
+  return copy;
+}
+
+/** The URL without credentials or query string (where some providers take their key). */
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}${parsed.search ? '?[REDACTED]' : ''}`;
+  } catch {
+    return redactSecrets(url);
+  }
 }
 
 function truncate(text: string | undefined, max = 2000): string | undefined {

@@ -3,6 +3,7 @@ import type { EmbeddingModel, LanguageModel } from 'ai';
 import { InvalidModelIdError } from './errors/invalid-model-id-error.js';
 import { MissingApiKeyError } from './errors/missing-api-key-error.js';
 import { UnknownProviderError } from './errors/unknown-provider-error.js';
+import { registerSecret } from '../secrets/redact-secrets.js';
 import {
   OFFLINE_DEMO_MODEL_ID,
   OFFLINE_PROVIDER,
@@ -203,6 +204,9 @@ export class ProviderRegistry {
     const env = this.options.env ?? process.env;
     const apiKey = settings.apiKey || env.OPENAI_API_KEY || undefined;
     if (!apiKey) throw new MissingApiKeyError({ provider: OPENAI_PROVIDER, envVar: 'OPENAI_API_KEY', modelRef });
+    // Remembered so that a provider echoing them back in an error cannot put them into history.
+    registerSecret(apiKey);
+    for (const value of Object.values(settings.headers ?? {})) registerSecret(value);
     return createOpenAI({
       apiKey,
       baseURL: settings.baseURL || env.OPENAI_BASE_URL || undefined,

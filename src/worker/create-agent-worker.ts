@@ -6,7 +6,7 @@ import { createActivities } from '../../activities/index.js';
 import type { WorkerLimits } from '../../activities/limits.js';
 import { type Agent } from '../agent/agent.js';
 import { AgentRegistry } from '../agent/registry.js';
-import { withPayloadCodec } from '../codec/with-payload-codec.js';
+import { withWorkerPayloadCodec } from '../codec/worker-payload-codec.js';
 import { ProviderRegistry } from '../models/provider-registry.js';
 import { DEFAULT_TASK_QUEUE } from '../protocol/index.js';
 
@@ -47,7 +47,7 @@ export interface AgentWorkerOptions {
  */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
   // Resolved before connecting, so a bad key in the environment fails fast and leaves no connection open.
-  const dataConverter = withPayloadCodec(options.worker?.dataConverter, options.payloadCodec);
+  const dataConverter = withWorkerPayloadCodec(options.worker?.dataConverter, options.payloadCodec);
   const agents = options.agents instanceof AgentRegistry ? options.agents : AgentRegistry.from(options.agents);
   const connection =
     options.connection ??

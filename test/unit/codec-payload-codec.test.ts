@@ -88,7 +88,12 @@ describe('createPayloadCodec', () => {
     for (const encoded of [first!, second!]) {
       expect(meta(encoded, 'encoding')).toBe('binary/encrypted');
       expect(meta(encoded, 'encryption-key-id')).toBe('k1');
-      expect(Object.keys(encoded.metadata ?? {}).sort()).toEqual(['encoding', 'encryption-key-id']);
+      // Without a serialization context there is no namespace or workflow to bind to (see codec-hardening.test.ts).
+      expect(Object.keys(encoded.metadata ?? {}).sort()).toEqual([
+        'encoding',
+        'encryption-key-id',
+        'encryption-version',
+      ]);
       const bytes = Buffer.from(serializePayload(encoded));
       expect(bytes.includes(SECRET)).toBe(false);
       expect(bytes.includes('json/plain')).toBe(false);
@@ -106,8 +111,8 @@ describe('createPayloadCodec', () => {
     expect(fromPayload((await codec.decode([encoded!]))[0]!)).toEqual(fromPayload(large));
   });
 
-  it('leaves payloads it did not encode untouched on decode', async () => {
-    const codec = createPayloadCodec({ encryption: { keyId: 'k1', key: KEY_1 } });
+  it('leaves payloads it did not encode untouched on decode, when it accepts plaintext', async () => {
+    const codec = createPayloadCodec({ encryption: { keyId: 'k1', key: KEY_1 }, allowPlaintext: true });
     const foreign: Payload[] = [
       toPayload({ plain: true }),
       toPayload(null),

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { classifyModelError, isAbortError, retryAfterMs } from '../../src/models/classify-model-error.js';
 import { MissingApiKeyError } from '../../src/models/errors/missing-api-key-error.js';
 import { ScriptedModelExhaustedError } from '../../src/models/errors/scripted-model-exhausted-error.js';
+import { registerSecret } from '../../src/secrets/redact-secrets.js';
 
 function httpError(statusCode: number | undefined, responseHeaders?: Record<string, string>): APICallError {
   return new APICallError({
@@ -36,7 +37,36 @@ describe('classifyModelError', () => {
     expect(failure).toBeInstanceOf(ApplicationFailure);
     expect(failure.type).toBe(type);
     expect(failure.nonRetryable).toBe(nonRetryable);
-    expect(failure.cause).toBeInstanceOf(APICallError);
+    // History records a redacted copy of the provider's error (name, message, stack), not the error itself.
+    expect(failure.cause).toMatchObject({ name: 'AI_APICallError', message: `status ${status}` });
+  });
+
+  it('redacts the provider key from the message, the body excerpt, the URL and the cause it records', () => {
+    const key = 'sk-canary-classify-7d1e4b9a';
+    registerSecret(key);
+    const echoed = new APICallError({
+      message: `Incorrect API key provided: ${key}`,
+      url: `https://user:${key}@api.example.test/v1/chat/completions?key=${key}`,
+      requestBodyValues: {},
+      statusCode: 401,
+      responseHeaders: { 'x-echo-authorization': `Bearer ${key}` },
+      responseBody: JSON.stringify({ error: { message: `Incorrect API key provided: ${key}` } }),
+      cause: new Error(`inner ${key}`),
+    });
+    const failure = classifyModelError(echoed);
+    expect(failure.message).toBe('Incorrect API key provided: [REDACTED]');
+    expect(failure.details).toEqual([
+      {
+        statusCode: 401,
+        url: 'https://api.example.test/v1/chat/completions?[REDACTED]',
+        responseBody: '{"error":{"message":"Incorrect API key provided: [REDACTED]"}}',
+      },
+    ]);
+    expect(failure.cause?.stack).toContain('Incorrect API key provided: [REDACTED]');
+    expect(failure.cause?.cause).toMatchObject({ message: 'inner [REDACTED]' });
+    const recorded = JSON.stringify([failure.message, failure.stack, failure.details, failure.cause?.stack]);
+    expect(recorded).not.toContain(key);
+    expect(recorded).not.toContain('x-echo-authorization');
   });
 
   it('sets nextRetryDelay from retry-after seconds, retry-after-ms and an HTTP date', () => {

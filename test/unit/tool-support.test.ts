@@ -73,12 +73,14 @@ describe('toJsonValue', () => {
 
 describe('buildToolErrorResult', () => {
   it('never lets own properties overwrite the fixed keys', () => {
-    const error = Object.assign(new Error('m'), { toolName: 'other', toolCallId: 'other', error: false, extra: 1 });
-    expect(buildToolErrorResult(error, 'call-1', 'real')).toMatchObject({
+    const error = Object.assign(new Error('m'), { toolName: 'other', toolCallId: 'other', error: false, code: 7 });
+    expect(buildToolErrorResult(error, 'call-1', 'real')).toEqual({
       error: true,
+      name: 'Error',
+      message: 'm',
       toolCallId: 'call-1',
       toolName: 'real',
-      extra: 1,
+      code: 7,
     });
   });
 
@@ -133,13 +135,22 @@ describe('durationToMs', () => {
     ['24h', 86_400_000],
     ['2 days', 172_800_000],
     ['1500', 1500],
+    ['1.5h', 5_400_000],
+    [' 30s ', 30_000],
+    ['1 hour', 3_600_000],
   ])('%s → %d ms', (input, expected) => {
     expect(durationToMs(input)).toBe(expected);
   });
 
   it('rejects nonsense', () => {
-    expect(() => durationToMs('5 fortnights')).toThrow("Invalid duration: '5 fortnights'");
+    expect(() => durationToMs('5 fortnights')).toThrow(
+      "Invalid duration: '5 fortnights' (expected a non-negative number of milliseconds, or a string such as '500ms'",
+    );
     expect(() => durationToMs(-1)).toThrow('Invalid duration: -1');
+    expect(() => durationToMs('-1s')).toThrow("Invalid duration: '-1s'");
+    expect(() => durationToMs('')).toThrow("Invalid duration: ''");
+    expect(() => durationToMs(Number.NaN)).toThrow('Invalid duration: NaN');
+    expect(() => durationToMs('Infinity')).toThrow("Invalid duration: 'Infinity'");
   });
 });
 

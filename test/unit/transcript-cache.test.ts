@@ -100,6 +100,53 @@ describe('TranscriptCache', () => {
     expect(queries).toHaveLength(4);
   });
 
+  it('counts UTF-8 bytes, not characters: three-byte characters weigh three times as much', async () => {
+    const read = async (content: string): Promise<number> => {
+      const { queries, query } = fakeRun([{ role: 'user', content }]);
+      const cache = new TranscriptCache({ maxBytes: 5_000 }, query);
+      for (const runId of ['a', 'b', 'a']) await cache.read({ workflowId: 'wf', runId }, 1);
+      return queries.length;
+    };
+    // 1,000 characters each: two runs fit in 5,000 bytes as ASCII, but not as 3,000 bytes of '€' each.
+    expect(await read('x'.repeat(1_000))).toBe(2);
+    expect(await read('€'.repeat(1_000))).toBe(3);
+  });
+
+  it('keeps at most maxRuns runs, and never a run larger than the whole budget', async () => {
+    const { queries, query } = fakeRun([user]);
+    const cache = new TranscriptCache({ maxRuns: 2 }, query);
+    for (const runId of ['a', 'b', 'c', 'b', 'c', 'a']) await cache.read({ workflowId: 'wf', runId }, 1);
+    expect(queries).toHaveLength(4);
+
+    const huge = fakeRun([{ role: 'user', content: '€'.repeat(400) }]);
+    const small = new TranscriptCache({ maxBytes: 1_000 }, huge.query);
+    await small.read(ref, 1);
+    await small.read(ref, 1);
+    expect(huge.queries).toHaveLength(2);
+  });
+
+  it('bounds unclaimed tool outputs by bytes and by age', async () => {
+    const transcript = [user, assistant('A'), toolMessage('€'.repeat(500))];
+    const delta = {
+      at: 2,
+      content: [{ type: 'tool-result-ref' as const, toolCallId: 'c1', toolName: 't', outputId: 'o1' }],
+    };
+    const reads = async (limits: ConstructorParameters<typeof TranscriptCache>[0], waitMs = 0): Promise<number> => {
+      const { queries, query } = fakeRun(transcript);
+      const cache = new TranscriptCache(limits, query);
+      await cache.read(ref, 1);
+      cache.append(ref, 1, [assistant('A')], 'resp-1');
+      cache.rememberToolOutput(ref, 'c1', 'o1', output('€'.repeat(500)));
+      if (waitMs) await new Promise((resolve) => setTimeout(resolve, waitMs));
+      expect((await cache.read(ref, 3, { delta })).messages).toEqual(transcript);
+      return queries.length;
+    };
+    expect(await reads({})).toBe(1);
+    // 1,500 bytes of '€' (500 characters) do not fit in 1,000 bytes: the run is asked instead.
+    expect(await reads({ toolOutputMaxBytes: 1_000 })).toBe(2);
+    expect(await reads({ toolOutputTtlMs: 5 }, 30)).toBe(2);
+  });
+
   it('fails clearly when the run has fewer messages than asked for', async () => {
     const { query } = fakeRun([user]);
     const cache = new TranscriptCache({}, query);
