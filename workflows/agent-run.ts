@@ -13,6 +13,7 @@ import type { createActivities } from '../activities/index.js';
 import {
   FailureType,
   initialMessages,
+  refusedPayloadOf,
   type AgentDescription,
   type AgentRunInput,
   type AgentRunOutput,
@@ -48,6 +49,15 @@ const { describeAgent } = proxyLocalActivities<Activities>({
  * (or the run input) that produced it.
  */
 export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
+  const refused = refusedPayloadOf(input);
+  if (refused) {
+    // The worker's codec could not read the run's input (see docs/payload-codec.md): nothing to run.
+    throw ApplicationFailure.create({
+      type: FailureType.InputRefused,
+      nonRetryable: true,
+      message: `The worker's payload codec refused the run's input (${refused.code}): ${refused.message}`,
+    });
+  }
   // Decided once per run, before the first signal is handled: a run started on v0.1.0 keeps its rules.
   const state = new AgentRunState(input, { bound: patched(PATCHES.boundedClientInput) });
   registerHandlers(state);

@@ -1,6 +1,7 @@
 import {
   INPUT_LIMITS,
   jsonBytes,
+  refusedPayloadOf,
   type ApprovalDecision,
   type ApprovalRecord,
   type PendingApproval,
@@ -78,6 +79,8 @@ export class ApprovalBook {
 
   /** Why a decision is not even well-formed, or undefined. */
   malformed(decision: ApprovalDecision | null | undefined): string | undefined {
+    const refused = refusedPayloadOf(decision);
+    if (refused) return `The worker's payload codec refused the decision (${refused.code}): ${refused.message}`;
     if (typeof decision !== 'object' || decision === null) return 'A decision must be an object.';
     if (typeof decision.toolCallId !== 'string' || decision.toolCallId === '') {
       return 'toolCallId must be a non-empty string.';

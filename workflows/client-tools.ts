@@ -1,4 +1,10 @@
-import { INPUT_LIMITS, jsonBytes, type PendingToolResult, type ToolResultSubmission } from '../src/protocol/index.js';
+import {
+  INPUT_LIMITS,
+  jsonBytes,
+  refusedPayloadOf,
+  type PendingToolResult,
+  type ToolResultSubmission,
+} from '../src/protocol/index.js';
 
 /**
  * Client-side tool calls waiting for their result, and the results submitted for them. Pure state: the workflow
@@ -25,6 +31,8 @@ export class ClientToolBook {
 
   /** Why a submission is not even well-formed, or undefined. */
   malformed(submission: ToolResultSubmission | null | undefined): string | undefined {
+    const refused = refusedPayloadOf(submission);
+    if (refused) return `The worker's payload codec refused the result (${refused.code}): ${refused.message}`;
     if (typeof submission?.toolCallId !== 'string') return 'toolCallId must be a string.';
     return undefined;
   }

@@ -29,4 +29,4 @@ export {
   refusedPayloadOf,
   type RefusedPayload,
   type RefusedPayloadValue,
-} from './refused-payload.js';
+} from '../protocol/refused-payload.js';

@@ -8,7 +8,7 @@ import {
 } from '@temporalio/common';
 import { getGlobalLogger } from '../logger.js';
 import { isPayloadCodecError, type PayloadCodecErrorCode } from './payload-codec-error.js';
-import { REFUSED_PAYLOAD_KEY, type RefusedPayloadValue } from './refused-payload.js';
+import { REFUSED_PAYLOAD_KEY, type RefusedPayloadValue } from '../protocol/refused-payload.js';
 import { withPayloadCodec } from './with-payload-codec.js';
 
 // Refusals that no worker, in any configuration, would decode: the payload itself is broken or hostile. Only these

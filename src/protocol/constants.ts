@@ -21,6 +21,7 @@ export const FailureType = {
   AgentNotFound: 'Agent.NotFound',
   AgentSystemPromptTooLarge: 'Agent.SystemPromptTooLarge',
   ApprovalRefused: 'Approval.Refused',
+  InputRefused: 'Run.InputRefused',
   TranscriptUnavailable: 'Transcript.Unavailable',
 } as const;
 

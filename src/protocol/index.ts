@@ -9,3 +9,4 @@ export * from './run.js';
 export * from './constants.js';
 export * from './transcript-pages.js';
 export * from './bytes.js';
+export * from './refused-payload.js';

@@ -13,7 +13,7 @@ import { createPayloadCodec, type DurableAgentPayloadCodec } from '../../src/cod
 import { deserializePayload, serializePayload } from '../../src/codec/payload-bytes.js';
 import { isPayloadCodecError, type PayloadCodecError } from '../../src/codec/payload-codec-error.js';
 import { payloadCodecFromEnv } from '../../src/codec/payload-codec-from-env.js';
-import { refusedPayloadOf } from '../../src/codec/refused-payload.js';
+import { refusedPayloadOf } from '../../src/protocol/refused-payload.js';
 import { workerPayloadCodec } from '../../src/codec/worker-payload-codec.js';
 import { createConsoleLogger, setGlobalLogger } from '../../src/logger.js';
 
