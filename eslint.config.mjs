@@ -7,6 +7,16 @@ import { builtinModules } from 'node:module';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
+/** Imports that must stay out of Temporal's workflow sandbox (workflow code and the protocol it imports). */
+const sandboxPatterns = [
+  { group: ['@modelcontextprotocol/*'], message: 'The MCP SDK must stay out of the workflow sandbox.' },
+  { group: ['zod', 'zod/*', 'zod-from-json-schema'], message: 'Schemas are validated in activities.' },
+  {
+    group: ['@temporalio/worker', '@temporalio/client', '@temporalio/activity', '@temporalio/testing'],
+    message: 'Workflow code may only use @temporalio/workflow.',
+  },
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', '.tools/**', '.temporal/**', 'test/fixtures/**'] },
   js.configs.recommended,
@@ -37,7 +47,7 @@ export default tseslint.config(
   {
     // The workflow bundle runs in Temporal's deterministic sandbox: no Node built-ins, no AI/MCP SDKs, no
     // worker-side code. Workflow code may only import the workflow-safe protocol module and @temporalio/workflow.
-    files: ['workflows/**/*.ts'],
+    files: ['workflows/**/*.ts', 'src/workflow/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -45,16 +55,36 @@ export default tseslint.config(
           paths: nodeBuiltins.map((name) => ({ name, message: 'Node built-ins are not allowed in workflow code.' })),
           patterns: [
             { group: ['ai', 'ai/*', '@ai-sdk/*'], message: 'The AI SDK must stay out of the workflow sandbox.' },
-            { group: ['@modelcontextprotocol/*'], message: 'The MCP SDK must stay out of the workflow sandbox.' },
-            { group: ['zod', 'zod/*', 'zod-from-json-schema'], message: 'Schemas are validated in activities.' },
-            {
-              group: ['@temporalio/worker', '@temporalio/client', '@temporalio/activity', '@temporalio/testing'],
-              message: 'Workflow code may only use @temporalio/workflow.',
-            },
+            ...sandboxPatterns,
             {
               group: ['**/activities/*', '**/activities', '**/src/*', '!**/src/protocol', '!**/src/protocol/*'],
               allowTypeImports: true,
               message: 'Workflow code may import worker-side code as types only; values come from src/protocol.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The protocol is what workflow code imports: the same sandbox rules, and nothing from outside it but types.
+    files: ['src/protocol/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: nodeBuiltins.map((name) => ({ name, message: 'Node built-ins are not allowed in workflow code.' })),
+          patterns: [
+            {
+              group: ['ai', 'ai/*', '@ai-sdk/*'],
+              allowTypeImports: true,
+              message: 'The protocol may use the AI SDK for types only (it is loaded into the workflow sandbox).',
+            },
+            ...sandboxPatterns,
+            {
+              group: ['../*', '!../protocol/*'],
+              allowTypeImports: true,
+              message: 'The protocol may import worker-side code as types only.',
             },
           ],
         },

@@ -6,7 +6,7 @@ import { createDescribeAgent } from './describe-agent.js';
 import { createExecuteTool } from './execute-tool.js';
 import { createGenerate } from './generate.js';
 import { resolveWorkerLimits, type WorkerLimits } from './limits.js';
-import { TranscriptCache } from './transcripts.js';
+import { TranscriptCache, type TranscriptCacheLimits } from './transcripts.js';
 
 /** Options of `createActivities`. */
 export interface CreateActivitiesOptions {
@@ -18,6 +18,8 @@ export interface CreateActivitiesOptions {
   maxToolOutputBytes?: number;
   /** Streaming tools report progress to their run at most this often (signals in history). Default 500 ms. */
   progressIntervalMs?: number;
+  /** Bounds of the worker's transcript cache (what it lacks, an activity reads through the run's query). */
+  transcriptCache?: TranscriptCacheLimits;
 }
 
 /**
@@ -28,7 +30,7 @@ export function createActivities(options: CreateActivitiesOptions) {
   const deps: ActivityDependencies = {
     agents: options.agents,
     providers: options.providers,
-    transcripts: new TranscriptCache(),
+    transcripts: new TranscriptCache(options.transcriptCache),
     runTools: new RunToolsCache(),
     limits: resolveWorkerLimits({
       ...(options.maxToolOutputBytes !== undefined ? { toolOutputBytes: options.maxToolOutputBytes } : {}),

@@ -1,4 +1,6 @@
-// The package's public surface: a flat list of re-exports, one line per module.
+// `durable-agent`: defining agents and their tools (VoltAgent's tool API). Starting and watching runs is in
+// `durable-agent/client`, hosting them in `durable-agent/worker`, workflow-safe types in `durable-agent/workflow`, and
+// test doubles in `durable-agent/testing`.
 export { createConsoleLogger, getGlobalLogger, setGlobalLogger, type LogLevel, type Logger } from './logger.js';
 
 export {
@@ -45,23 +47,17 @@ export {
 } from './tool/toolkit.js';
 export { isProviderTool, providerToolName, type ProviderTool } from './tool/provider-tool.js';
 export { fromAiSdkSchema, isAiSdkTool, wrapAiSdkTool, type NamedAiSdkTool } from './tool/ai-sdk-tool.js';
-export { normalizeTool, type RegisteredTool } from './tool/normalize-tool.js';
+export { type RegisteredTool } from './tool/normalize-tool.js';
 export {
   ToolManager,
   type RegisteredToolkit,
   type ToolApiEntry,
   type ToolExecuteFactory,
 } from './tool/tool-manager.js';
-export { describeTool, describeTools, type FullToolDescriptor } from './tool/descriptor.js';
 export { checkToolCall, type ToolCallCheck, type ToolLookup } from './tool/check-tool-call.js';
 export { runToolPipeline, type RunToolPipelineInput, type ToolPipelineOutcome } from './tool/pipeline.js';
 export type { AgentRef, AgentToolHooks, OnToolEndArgs, OnToolErrorArgs, OnToolStartArgs } from './tool/agent-hooks.js';
-export { buildToolErrorResult, type ToolErrorResult } from './tool/error-result.js';
-export { encodeDefault, encodeToolError, encodeToolOutput } from './tool/model-output.js';
-export { validateToolOutput } from './tool/validate-output.js';
-export { evaluateNeedsApproval } from './tool/approval.js';
-export { createToolExecuteOptions, type ToolExecuteOptionsInit } from './tool/execute-options.js';
-export { toJsonValue } from './tool/json-safe.js';
+export type { ToolErrorCause, ToolErrorResult } from './tool/error-result.js';
 export { ClientHTTPError, isClientHTTPError } from './tool/errors/client-http-error.js';
 export {
   ToolDeniedError,
@@ -69,6 +65,7 @@ export {
   type ToolDeniedCode,
   type ToolDeniedErrorOptions,
 } from './tool/errors/tool-denied-error.js';
+export { CheckpointTooLargeError } from './tool/errors/checkpoint-too-large-error.js';
 
 export { createReasoningTools } from './tool/reasoning/create-reasoning-tools.js';
 export { createAnalyzeTool, createThinkTool } from './tool/reasoning/tools.js';
@@ -88,65 +85,21 @@ export {
 export { Agent, type BuildSystemPromptInput, type BuiltSystemPrompt } from './agent/agent.js';
 export { AgentRegistry } from './agent/registry.js';
 export { AgentNotFoundError, isAgentNotFoundError } from './agent/agent-not-found-error.js';
-export { mergeRunTools } from './agent/run-tools.js';
-export { MARKDOWN_INSTRUCTION, assembleSystemPrompt, type SystemPromptParts } from './agent/system-prompt.js';
 export type {
   AgentApprovalOptions,
   AgentHooks,
   AgentInstructions,
   AgentOptions,
   AgentRunContext,
+  AuthorizeDecisionHook,
   DynamicTools,
   ToolRoutingConfig,
 } from './agent/types.js';
-
-export * from './models/index.js';
-
-// The workflow-safe protocol: run input/output, events, state, descriptors, constants.
-export * from './protocol/index.js';
-
-export { AgentClient, type AgentClientOptions, type StartRunOptions } from './client/agent-client.js';
-export {
-  AgentRun,
-  type AgentRunResult,
-  type DecisionOptions,
-  type RunToolCall,
-  type RunToolResult,
-} from './client/agent-run.js';
-export { RunRequestRejectedError } from './client/errors/run-request-rejected-error.js';
-export {
-  approvalSignal,
-  approvalUpdate,
-  eventsQuery,
-  stateQuery,
-  toolProgressSignal,
-  toolResultSignal,
-  toolResultUpdate,
-  transcriptQuery,
-} from '../workflows/messages.js';
-
-export { createAgentWorker, workflowsPath, type AgentWorkerOptions } from './worker/create-agent-worker.js';
-export { createActivities, type CreateActivitiesOptions } from '../activities/index.js';
-export { resolveTemporalBinary, startDevServer, type DevServer, type DevServerOptions } from './worker/dev-server.js';
-
-export {
-  DurableAgentPayloadCodec,
-  createPayloadCodec,
-  type PayloadCodecOptions,
-} from './codec/create-payload-codec.js';
-export { payloadCodecFromEnv, DEFAULT_ENCRYPTION_KEY_ID } from './codec/payload-codec-from-env.js';
-export {
-  parseEncryptionKey,
-  type EncryptionKeyInput,
-  type KeyRingEncryption,
-  type PayloadEncryptionOptions,
-  type SingleKeyEncryption,
-} from './codec/encryption-keys.js';
-export { PayloadCodecError, isPayloadCodecError, type PayloadCodecErrorCode } from './codec/payload-codec-error.js';
-export {
-  DEFAULT_COMPRESSION_THRESHOLD_BYTES,
-  ENCODING_ENCRYPTED,
-  ENCODING_GZIP,
-  METADATA_ENCRYPTION_KEY_ID,
-} from './codec/constants.js';
-export { withPayloadCodec } from './codec/with-payload-codec.js';
+export type {
+  ApprovalDecision,
+  ApprovalRunInfo,
+  AuthorizeDecisionResult,
+  JsonObject,
+  JsonValue,
+  PendingApproval,
+} from './protocol/index.js';

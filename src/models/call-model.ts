@@ -27,6 +27,8 @@ export interface FunctionToolSpec {
   description?: string;
   /** JSON Schema of the arguments (an object schema). */
   inputSchema: JSONSchema7;
+  /** Provider-specific options of the tool definition (e.g. `{ openai: { strict: true } }`), passed through. */
+  providerOptions?: SharedV4ProviderOptions;
 }
 
 /**
@@ -162,7 +164,14 @@ function buildToolSet(specs: ToolSpec[]): ToolSet {
     specs.map((spec): [string, Tool] =>
       spec.kind === 'provider'
         ? [spec.name, spec.providerTool as Tool]
-        : [spec.name, tool({ description: spec.description, inputSchema: jsonSchema(spec.inputSchema) })],
+        : [
+            spec.name,
+            tool({
+              description: spec.description,
+              inputSchema: jsonSchema(spec.inputSchema),
+              ...(spec.providerOptions ? { providerOptions: spec.providerOptions } : {}),
+            }),
+          ],
     ),
   );
 }

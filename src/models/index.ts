@@ -1,5 +1,5 @@
 // Worker-side model layer: provider registry, the single-call model wrapper with failure classification, and the
-// offline and scripted stand-in models. Never import this from workflow code (it loads the AI SDK).
+// offline stand-in models (scripted test models are in durable-agent/testing). Never import this from workflow code (it loads the AI SDK).
 export * from './errors/index.js';
 export {
   callModel,
@@ -41,14 +41,3 @@ export {
   type ResolvedEmbeddingModel,
   type ResolvedLanguageModel,
 } from './provider-registry.js';
-export {
-  ScriptedLanguageModel,
-  type ScriptedErrorSpec,
-  type ScriptedLanguageModelOptions,
-  type ScriptedModelScript,
-  type ScriptedReply,
-  type ScriptedRequest,
-  type ScriptedStep,
-  type ScriptedToolCall,
-  type StepSelection,
-} from './scripted-model.js';

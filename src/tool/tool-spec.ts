@@ -1,3 +1,4 @@
+import type { SharedV4ProviderOptions } from '@ai-sdk/provider';
 import type { JSONSchema7 } from 'ai';
 import type { ToolSpec } from '../models/call-model.js';
 import type { RegisteredTool } from './normalize-tool.js';
@@ -15,5 +16,6 @@ export function toolModelSpec(tool: RegisteredTool): ToolSpec {
     name: tool.name,
     description: tool.description,
     inputSchema: toJsonSchema(tool.parameters, 'input') as JSONSchema7,
+    ...(tool.providerOptions ? { providerOptions: tool.providerOptions as SharedV4ProviderOptions } : {}),
   };
 }

@@ -4,6 +4,7 @@ import type { PayloadCodec } from '@temporalio/common';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
 import type { WorkerLimits } from '../../activities/limits.js';
+import type { TranscriptCacheLimits } from '../../activities/transcripts.js';
 import { type Agent } from '../agent/agent.js';
 import { AgentRegistry } from '../agent/registry.js';
 import { withWorkerPayloadCodec } from '../codec/worker-payload-codec.js';
@@ -27,6 +28,8 @@ export interface AgentWorkerOptions {
   limits?: Partial<WorkerLimits>;
   /** Same as `limits.toolOutputBytes` (kept for compatibility). */
   maxToolOutputBytes?: number;
+  /** Bounds of the worker's transcript cache (runs, bytes); `{ maxBytes: 1 }` caches nothing. */
+  transcriptCache?: TranscriptCacheLimits;
   /** Streaming tools report progress to their run at most this often. Default 500 ms. */
   progressIntervalMs?: number;
   /**
@@ -57,6 +60,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     providers: options.providers ?? new ProviderRegistry(),
     ...(options.maxToolOutputBytes !== undefined ? { maxToolOutputBytes: options.maxToolOutputBytes } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.transcriptCache ? { transcriptCache: options.transcriptCache } : {}),
     ...(options.progressIntervalMs !== undefined ? { progressIntervalMs: options.progressIntervalMs } : {}),
   });
   return await Worker.create({

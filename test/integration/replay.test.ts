@@ -73,6 +73,14 @@ describe('replay of recorded histories', () => {
     await expect(Worker.runReplayHistory({ workflowBundle }, loadHistory(fixture))).resolves.toBeUndefined();
   });
 
+  it('replays with a bundle of the durable-agent/workflow entry (what users re-export beside their workflows)', async () => {
+    const entry = fileURLToPath(new URL('../../src/workflow/index.ts', import.meta.url));
+    const workflowBundle = await bundleWorkflows(entry);
+    await expect(
+      Worker.runReplayHistory({ workflowBundle }, loadHistory('v0.1.0/approval-approved.json')),
+    ).resolves.toBeUndefined();
+  });
+
   it('fails replay after a non-deterministic change to the workflow', async () => {
     const workflowBundle = await bundleWorkflows(NON_DETERMINISTIC);
     const error = await Worker.runReplayHistory(

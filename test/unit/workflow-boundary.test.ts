@@ -5,9 +5,9 @@ import { describe, expect, it } from 'vitest';
 
 const eslint = new ESLint({ cwd: process.cwd() });
 
-async function boundaryErrors(code: string): Promise<string[]> {
-  // Linted as if it were the workflow file itself, so the workflows/ rules apply.
-  const [result] = await eslint.lintText(code, { filePath: 'workflows/agent-run.ts' });
+async function boundaryErrors(code: string, filePath = 'workflows/agent-run.ts'): Promise<string[]> {
+  // Linted as if it were that file itself, so its folder's rules apply.
+  const [result] = await eslint.lintText(code, { filePath });
   return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
 }
 
@@ -42,5 +42,32 @@ describe('workflow boundary lint', () => {
       ].join('\n'),
     );
     expect(errors).toEqual([]);
+  });
+});
+
+describe('protocol boundary lint', () => {
+  const protocolErrors = (code: string) => boundaryErrors(`${code}\nexport const probe = 1;\n`, 'src/protocol/json.ts');
+
+  it.each([
+    ["import { generateText } from 'ai';", 'The protocol may use the AI SDK for types only'],
+    ["import { z } from 'zod';", 'Schemas are validated in activities.'],
+    ["import { createHash } from 'node:crypto';", 'Node built-ins are not allowed in workflow code.'],
+    ["import { Client } from '@temporalio/client';", 'Workflow code may only use @temporalio/workflow.'],
+    ["import { createTool } from '../tool/tool.js';", 'The protocol may import worker-side code as types only.'],
+  ])('rejects %s in src/protocol', async (line, message) => {
+    expect((await protocolErrors(line)).join('\n')).toContain(message);
+  });
+
+  it('allows type imports from the AI SDK and its own modules', async () => {
+    expect(
+      await protocolErrors(
+        [
+          "import type { ModelMessage } from 'ai';",
+          "import { utf8Length } from './bytes.js';",
+          'export type Probe = ModelMessage;',
+          'export const used = utf8Length;',
+        ].join('\n'),
+      ),
+    ).toEqual([]);
   });
 });

@@ -1,0 +1,66 @@
+// The public API by audience: each subpath of the package exports what its audience needs and nothing that loads
+// more than it should. Resolved through package.json "exports" (with the `source` condition, so no build is needed).
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Imports `specifier` in a fresh Node process and reports its export names and the Temporal packages it loaded. */
+function load(specifier: string): { exports: string[]; temporal: string[] } {
+  const script = `
+    import { createRequire } from 'node:module';
+    const mod = await import(${JSON.stringify(specifier)});
+    const cache = Object.keys(createRequire(import.meta.url).cache);
+    const temporal = [...new Set(cache.flatMap((p) => p.match(/@temporalio\\/[a-z-]+/g) ?? []))].sort();
+    console.log(JSON.stringify({ exports: Object.keys(mod).sort(), temporal }));
+  `;
+  const out = execFileSync(
+    process.execPath,
+    ['--import', 'tsx', '--conditions=source', '--input-type=module', '-e', script],
+    {
+      cwd: ROOT,
+      encoding: 'utf8',
+    },
+  );
+  return JSON.parse(out.trim().split('\n').at(-1)!) as { exports: string[]; temporal: string[] };
+}
+
+describe('public API', () => {
+  it('durable-agent/client loads no native Temporal worker', () => {
+    const client = load('durable-agent/client');
+    expect(client.exports).toEqual(expect.arrayContaining(['AgentClient', 'AgentRun', 'RunRequestRejectedError']));
+    expect(client.temporal).toContain('@temporalio/client');
+    expect(client.temporal).not.toContain('@temporalio/worker');
+    expect(client.temporal).not.toContain('@temporalio/core-bridge');
+  });
+
+  it('durable-agent defines agents and tools, without runtime internals', () => {
+    const root = load('durable-agent');
+    expect(root.exports).toEqual(expect.arrayContaining(['Agent', 'createTool', 'createToolkit', 'ToolManager']));
+    for (const internal of [
+      'AgentClient',
+      'createAgentWorker',
+      'approvalSignal',
+      'ScriptedLanguageModel',
+      'agentRun',
+    ]) {
+      expect(root.exports).not.toContain(internal);
+    }
+    expect(root.temporal).not.toContain('@temporalio/worker');
+  });
+
+  it('durable-agent/worker, /workflow and /testing export their audiences’ pieces', () => {
+    expect(load('durable-agent/worker').exports).toEqual(
+      expect.arrayContaining(['createAgentWorker', 'createActivities', 'ProviderRegistry', 'createPayloadCodec']),
+    );
+    const workflow = load('durable-agent/workflow');
+    expect(workflow.exports).toEqual(
+      expect.arrayContaining(['agentRun', 'approvalSignal', 'stateQuery', 'AGENT_RUN_WORKFLOW']),
+    );
+    expect(workflow.temporal).not.toContain('@temporalio/worker');
+    expect(load('durable-agent/testing').exports).toEqual(
+      expect.arrayContaining(['ScriptedLanguageModel', 'OfflineDemoModel', 'startDevServer']),
+    );
+  });
+});
