@@ -87,16 +87,16 @@ export function normalizeListing(
       skip(name, 'a tool of the same name came earlier in the listing');
       continue;
     }
-    if (kept.length >= limits.maxTools) {
-      skip(name, `the server lists more than ${limits.maxTools} tools (maxTools)`);
-      continue;
-    }
     const inputSchema = toJsonValue(tool.inputSchema) as JsonObject;
     const outputSchema = tool.outputSchema ? (toJsonValue(tool.outputSchema) as JsonObject) : undefined;
     const schemaBytes =
       utf8Bytes(JSON.stringify(inputSchema)) + (outputSchema ? utf8Bytes(JSON.stringify(outputSchema)) : 0);
     if (schemaBytes > limits.maxSchemaBytes) {
       skip(name, `its schemas are ${schemaBytes} bytes, over the limit of ${limits.maxSchemaBytes} (maxSchemaBytes)`);
+      continue;
+    }
+    if (kept.length >= limits.maxTools) {
+      skip(name, `the server lists more than ${limits.maxTools} tools (maxTools)`);
       continue;
     }
     seen.add(name);
