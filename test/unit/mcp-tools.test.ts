@@ -1,4 +1,3 @@
-import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it, vi } from 'vitest';
 import { normalizeCallResult, type McpCallOutcome } from '../../src/mcp/call-result.js';
 import { McpFailureType, classifyMcpError } from '../../src/mcp/classify-mcp-error.js';
@@ -16,7 +15,7 @@ import { runToolPipeline } from '../../src/tool/pipeline.js';
 import { captureLogs, messagesAt } from './support/log-capture.js';
 
 const logs = captureLogs();
-const objectSchema = (properties: Record<string, unknown> = {}) => ({ type: 'object' as const, properties });
+const objectSchema = (properties: Record<string, any> = {}): any => ({ type: 'object' as const, properties });
 
 describe('normalizeListing', () => {
   it('keeps valid tools, known annotations and descriptions; the version is a content hash', () => {
@@ -220,7 +219,7 @@ describe('errors', () => {
   });
 
   it('classifyMcpError gives stable types and retry decisions', () => {
-    const classify = (error: unknown) => classifyMcpError(error) as ApplicationFailure;
+    const classify = (error: unknown) => classifyMcpError(error);
     const connect = classify(
       new McpServerError({ serverName: 's', reason: 'connect-failed', message: 'm', retryAfterMs: 2000 }),
     );
