@@ -8,6 +8,7 @@ import {
   REDACTED,
   classifyMcpError,
   type McpElicitationRequest,
+  type MCPServerConfig,
   type McpProgress,
 } from '../../src/mcp/index.js';
 import { startHttpFixture, stdioFixture, stopAll, type HttpServerProcess } from '../fixtures/mcp/servers.js';
@@ -20,6 +21,7 @@ const HEADER_CANARY = 'hdr-canary-0d4e8a6b9f';
 let http: HttpServerProcess;
 let pool: McpConnectionPool;
 let mcp: MCPConfiguration<'local' | 'remote'>;
+let servers: Record<'local' | 'remote', MCPServerConfig>;
 const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
 
@@ -27,17 +29,15 @@ beforeAll(async () => {
   process.on('unhandledRejection', onUnhandled);
   http = await startHttpFixture('streamable-http', { FIXTURE_TOKEN: HEADER_CANARY });
   pool = new McpConnectionPool({ maxConnectionsPerServer: 3, connectTimeoutMs: 10_000 });
-  mcp = new MCPConfiguration({
-    servers: {
-      local: stdioFixture({ SERVICE_TOKEN: CANARY, FIXTURE_TOOLS: 'leaky', CANARY }),
-      remote: {
-        type: 'streamable-http',
-        url: `${http.origin}/mcp`,
-        requestInit: { headers: { Authorization: `Bearer ${HEADER_CANARY}` } },
-      },
+  servers = {
+    local: stdioFixture({ SERVICE_TOKEN: CANARY, FIXTURE_TOOLS: 'leaky', CANARY }),
+    remote: {
+      type: 'streamable-http',
+      url: `${http.origin}/mcp`,
+      requestInit: { headers: { Authorization: `Bearer ${HEADER_CANARY}` } },
     },
-    pool,
-  });
+  };
+  mcp = new MCPConfiguration({ servers, pool });
 });
 
 afterEach(() => {
@@ -50,10 +50,7 @@ afterAll(async () => {
   await stopAll();
 });
 
-const target = (name: 'local' | 'remote') => ({
-  serverName: name,
-  config: (mcp as unknown as { servers: Record<string, never> }).servers[name],
-});
+const target = (name: 'local' | 'remote') => ({ serverName: name, config: servers[name] });
 
 describe('the connection pool', () => {
   it('reuses one connection across sequential and concurrent calls without handlers', async () => {
