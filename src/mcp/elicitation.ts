@@ -93,7 +93,8 @@ export type ElicitationAnswerCheck = { ok: true; answer: McpElicitationAnswer } 
 /**
  * Checks an answer before it is sent to the server: the action must be `accept`, `decline` or `cancel`; an
  * `accept` must carry content (an object of primitives or string lists, at most `maxContentBytes`) that matches
- * the request's `requestedSchema` (JSON Schema, checked with the MCP SDK's Ajv validator, formats included).
+ * the request's `requestedSchema` (JSON Schema, checked with the MCP SDK's Ajv validator, formats included),
+ * after omitted fields are filled with their schema defaults (SEP-1034).
  * `decline` and `cancel` never carry content. The MCP library answers `cancel` instead of a failing answer.
  */
 export function validateElicitationAnswer(requestedSchema: JsonObject, answer: unknown): ElicitationAnswerCheck {
@@ -107,6 +108,7 @@ export function validateElicitationAnswer(requestedSchema: JsonObject, answer: u
   if (!data || typeof data !== 'object' || Array.isArray(data)) {
     return { ok: false, problem: 'accepted content must be an object of field values' };
   }
+  applyDefaults(requestedSchema, data);
   const bytes = utf8Bytes(JSON.stringify(data));
   if (bytes > ELICITATION_LIMITS.maxContentBytes) {
     return { ok: false, problem: `content is ${bytes} bytes, over the limit of ${ELICITATION_LIMITS.maxContentBytes}` };
@@ -126,6 +128,19 @@ export function validateElicitationAnswer(requestedSchema: JsonObject, answer: u
   if (!result.valid)
     return { ok: false, problem: result.errorMessage ?? 'content does not match the requested schema' };
   return { ok: true, answer: { action: 'accept', content: data as McpElicitationContent } };
+}
+
+/**
+ * Fills fields the answer leaves out with the schema's `default` values (SEP-1034: a form shows the defaults, so
+ * accepting without touching a field means accepting its default).
+ */
+function applyDefaults(requestedSchema: JsonObject, content: JsonObject): void {
+  const properties = requestedSchema.properties;
+  if (!properties || typeof properties !== 'object' || Array.isArray(properties)) return;
+  for (const [field, property] of Object.entries(properties)) {
+    if (Object.hasOwn(content, field) || !property || typeof property !== 'object' || Array.isArray(property)) continue;
+    if (property.default !== undefined) content[field] = property.default;
+  }
 }
 
 function isPrimitiveField(value: JsonValue): boolean {

@@ -83,6 +83,18 @@ describe('validateElicitationAnswer', () => {
     expect(validateElicitationAnswer(schema, answer)).toEqual({ ok: true, answer });
   });
 
+  it('fills omitted fields with their schema defaults before checking (SEP-1034)', () => {
+    const withDefaults = {
+      type: 'object',
+      properties: { name: { type: 'string', default: 'John' }, age: { type: 'integer', default: 30 } },
+      required: ['name'],
+    };
+    expect(validateElicitationAnswer(withDefaults, { action: 'accept', content: { age: 5 } })).toEqual({
+      ok: true,
+      answer: { action: 'accept', content: { age: 5, name: 'John' } },
+    });
+  });
+
   it('refuses content that does not match, saying why', () => {
     const missing = validateElicitationAnswer(schema, { action: 'accept', content: { age: 3 } });
     expect(missing).toMatchObject({ ok: false });
