@@ -90,6 +90,51 @@ describe('the connection pool', () => {
   });
 });
 
+describe('back-off and saturation', () => {
+  it('a failed connect is refused for the back-off window, then tried again with a longer window', async () => {
+    const backoff = new McpConnectionPool({ backoff: { initialMs: 200, maxMs: 1000 }, connectTimeoutMs: 2000 });
+    const down = { serverName: 'down', config: { type: 'streamable-http' as const, url: 'http://127.0.0.1:9/mcp' } };
+    try {
+      const first = await backoff.acquire(down).catch((e: unknown) => e);
+      expect(first).toMatchObject({ reason: 'connect-failed', retryAfterMs: 200 });
+      const second = await backoff.acquire(down).catch((e: unknown) => e);
+      expect(second).toMatchObject({
+        reason: 'connect-failed',
+        message: expect.stringMatching(/not retrying for another/),
+      });
+      expect(backoff.stats(down).failures).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      const third = await backoff.acquire(down).catch((e: unknown) => e);
+      expect(third).toMatchObject({ reason: 'connect-failed', retryAfterMs: 400 });
+      expect(backoff.stats(down).failures).toBe(2);
+    } finally {
+      await backoff.close();
+    }
+  });
+
+  it('when every connection is held, a call waits up to acquireTimeoutMs and then fails saying what to raise', async () => {
+    const small = new McpConnectionPool({ maxConnectionsPerServer: 1, acquireTimeoutMs: 300 });
+    const t = { serverName: 'small', config: stdioFixture() };
+    const small$ = new MCPConfiguration({ servers: { small: t.config }, pool: small });
+    const controller = new AbortController();
+    try {
+      const hanging = small$
+        .callServerTool('small', 'hang', {}, { signal: controller.signal, onElicitation: () => ({ action: 'cancel' }) })
+        .catch((e: unknown) => e);
+      await expect.poll(() => small.stats(t).leased, { timeout: 10_000 }).toBe(1);
+      const error = await small$.callServerTool('small', 'echo', { text: 'x' }).catch((e: unknown) => e);
+      expect(error).toMatchObject({
+        reason: 'timeout',
+        message: expect.stringMatching(/raise maxConnectionsPerServer/),
+      });
+      controller.abort(new Error('done'));
+      await hanging;
+    } finally {
+      await small.close();
+    }
+  });
+});
+
 describe('cancellation and timeouts', () => {
   it('an aborted signal cancels the request: the server sees notifications/cancelled, the reason is rethrown', async () => {
     const count = async (): Promise<number> => {
@@ -101,7 +146,7 @@ describe('cancellation and timeouts', () => {
     const reason = new Error('run cancelled');
     setTimeout(() => controller.abort(reason), 200);
     await expect(mcp.callServerTool('local', 'hang', {}, { signal: controller.signal })).rejects.toBe(reason);
-    await expect.poll(count).toBe(before + 1);
+    await expect.poll(count, { timeout: 10_000 }).toBe(before + 1);
   });
 
   it('a call that outlives timeoutMs is cancelled and fails as a classified timeout', async () => {
@@ -157,6 +202,8 @@ describe('elicitation', () => {
       'carol',
     ]);
     expect(asked.map((r) => r.message).sort()).toEqual(['A?', 'B?', 'C?']);
+    // Each call held a connection to itself while it waited for its answer.
+    expect(pool.stats(target('remote')).connections).toBeGreaterThanOrEqual(3);
     expect(asked[0]).toMatchObject({ serverName: 'remote', mode: 'form', requestedSchema: { type: 'object' } });
   });
 
@@ -205,7 +252,7 @@ describe('progress and list changes', () => {
       const before = await mcp.listServerTools('remote');
       expect(mcp.isListingStale('remote', before.version)).toBe(false);
       await mcp.callServerTool('remote', 'add-tool', { name: 'fresh' });
-      await expect.poll(() => mcp.isListingStale('remote', before.version)).toBe(true);
+      await expect.poll(() => mcp.isListingStale('remote', before.version), { timeout: 10_000 }).toBe(true);
       expect(changes).toContain('remote');
       // The added tool lives in the session that added it; with one shared connection the next listing sees it.
       const after = await mcp.listServerTools('remote');

@@ -113,6 +113,10 @@ describe('MCPConfiguration over every transport', () => {
     expect(first).toBeDefined();
     expect(await mcp.getClient('remote')).toBe(first);
     expect(Object.keys(await first!.listTools())).toContain('echo');
+    const calls: string[] = [];
+    first!.on('toolCall', (name, _args, outcome) => calls.push(`${name}:${outcome.kind}`));
+    await first!.callTool({ name: 'echo', arguments: { text: 'event' } });
+    expect(calls).toEqual(['echo:ok']);
     expect(await mcp.getClient('down')).toBeUndefined();
     const clients = await mcp.getClients();
     expect(Object.keys(clients).sort()).toEqual(['fallback', 'legacy', 'local', 'remote']);
