@@ -126,7 +126,14 @@ export class McpConnectionPool {
         }
         this.assertNotBackingOff(entry);
         const opening = this.open(entry);
-        if (!exclusive) entry.pendingShared = opening;
+        if (!exclusive) {
+          entry.pendingShared = opening;
+          // Both callbacks, so a failed open never becomes an unhandled rejection of this derived promise.
+          const clear = (): void => {
+            if (entry.pendingShared === opening) entry.pendingShared = undefined;
+          };
+          opening.then(clear, clear);
+        }
         const connection = await race(opening, options.signal);
         if (this.canLease(entry, connection, exclusive)) return this.lease(entry, connection, exclusive);
         continue;
@@ -335,6 +342,8 @@ export class McpConnectionPool {
       }
       entry.connections.add(connection);
       entry.leases.set(connection, 0);
+      // Armed until the first lease: a connection opened for a caller that gave up meanwhile still closes when idle.
+      this.armIdleTimer(entry, connection);
       return connection;
     } catch (error) {
       if (!(error instanceof McpServerError) || error.reason !== 'connect-failed') throw error;
@@ -355,7 +364,6 @@ export class McpConnectionPool {
       throw failure;
     } finally {
       entry.connecting -= 1;
-      entry.pendingShared = undefined;
       this.notify(entry);
     }
   }
