@@ -21,7 +21,7 @@ import {
 import { McpServerError } from './errors/mcp-server-error.js';
 import { PausableDeadline } from './pausable-deadline.js';
 import type { Redactor } from './secrets.js';
-import { createTransport, transportKinds } from './transport.js';
+import { MAX_SERVER_MESSAGE_BYTES, createTransport, transportKinds } from './transport.js';
 import type { MCPServerConfig, MCPTransportKind } from './types.js';
 
 // The SDK arms a plain setTimeout with the request timeout; ours is enforced by a PausableDeadline instead, so
@@ -89,6 +89,7 @@ export class McpConnection {
   private probing = false;
   private ready = false;
   private stderrTail = '';
+  private oversizeBytes: number | undefined;
 
   private constructor(
     private readonly init: ConnectionInit,
@@ -117,7 +118,10 @@ export class McpConnection {
     for (const kind of transportKinds(init.config)) {
       const client = new Client(init.clientInfo, { capabilities: { elicitation: {} } });
       const connection = new McpConnection(init, client, kind);
-      const transport = createTransport(kind, init.config, (chunk) => connection.onStderr(chunk));
+      const transport = createTransport(kind, init.config, {
+        onStderr: (chunk) => connection.onStderr(chunk),
+        onOversize: (bytes) => connection.onOversize(bytes),
+      });
       connection.install();
       try {
         await client.connect(transport, { timeout: init.connectTimeoutMs });
@@ -248,6 +252,15 @@ export class McpConnection {
     this.init.onClosed(this);
   }
 
+  /** The server sent a message over the size bound: the connection cannot be trusted to stay in sync; close it. */
+  private onOversize(bytes: number): void {
+    this.oversizeBytes = bytes;
+    getGlobalLogger().error(
+      `MCP server '${this.init.serverName}' sent a message of more than ${MAX_SERVER_MESSAGE_BYTES} bytes; closing its connection.`,
+    );
+    void this.close();
+  }
+
   private onStderr(chunk: string): void {
     this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
     getGlobalLogger().debug(`MCP server '${this.init.serverName}' stderr: ${this.init.redactor.text(chunk.trimEnd())}`);
@@ -263,6 +276,8 @@ export class McpConnection {
     getGlobalLogger().debug(
       `MCP transport error on server '${this.init.serverName}': ${this.init.redactor.text(describeError(error))}`,
     );
+    // The stdio transport refuses a line over its buffer size and closes; remember why for the waiting calls.
+    if (/ReadBuffer exceeded maximum size/.test(error.message)) this.oversizeBytes ??= MAX_SERVER_MESSAGE_BYTES + 1;
     // Before the handshake completes, errors are the connect attempt's own and are reported by open().
     if (this.transport === 'stdio' || !this.ready || this.closedFlag || this.probing) return;
     this.probing = true;
@@ -334,6 +349,14 @@ export class McpConnection {
     const what = context.toolName ? `MCP tool '${context.toolName}' on server '${server}'` : `MCP server '${server}'`;
     const detail = this.init.redactor.text(describeError(error));
     const base = { serverName: server, toolName: context.toolName, idempotent: context.idempotent };
+    if (this.oversizeBytes !== undefined) {
+      return new McpServerError({
+        ...base,
+        reason: 'result-too-large',
+        requestSent: true,
+        message: `${what} sent a message of more than ${MAX_SERVER_MESSAGE_BYTES} bytes; the connection was closed.`,
+      });
+    }
     const lost = (requestSent: boolean, hint: string): McpServerError => {
       void this.close();
       const tail = this.stderrTail.trim()

@@ -267,6 +267,33 @@ describe('progress and list changes', () => {
   });
 });
 
+describe('size bounds on what servers send', () => {
+  it('a result over maxResultBytes fails as result-too-large, naming the tool and the limit', async () => {
+    const error = await mcp.callServerTool('remote', 'big', { bytes: 600_000 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      reason: 'result-too-large',
+      message: expect.stringMatching(/MCP tool 'big' on server 'remote' returned \d+ bytes, over the limit of 524288/),
+    });
+    expect(await mcp.callServerTool('remote', 'big', { bytes: 100 }, { maxResultBytes: 1000 })).toMatchObject({
+      kind: 'ok',
+    });
+  });
+
+  it('a message over 8 MiB closes the connection (stdio and HTTP) instead of being buffered; the next call reconnects', async () => {
+    for (const server of ['local', 'remote'] as const) {
+      const error = await mcp
+        .callServerTool(server, 'big', { bytes: 9 * 1024 * 1024 }, { timeoutMs: 20_000 })
+        .catch((e: unknown) => e);
+      expect(error, server).toMatchObject({
+        name: 'McpServerError',
+        reason: 'result-too-large',
+        message: expect.stringMatching(/sent a message of more than 8388608 bytes; the connection was closed/),
+      });
+      expect(await mcp.callServerTool(server, 'echo', { text: 'still here' })).toMatchObject({ output: 'still here' });
+    }
+  });
+});
+
 describe('a server that dies mid-call', () => {
   it('stdio: the call fails at once as connection-lost (not retry-safe); the next call gets a fresh process', async () => {
     const error = await mcp.callServerTool('local', 'exit-now', {}).catch((e: unknown) => e);
