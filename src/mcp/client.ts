@@ -18,6 +18,8 @@ export interface MCPClientConfig {
   server: MCPServerConfig;
   /** Request timeout in ms; overrides `server.timeout`. Default 60000. */
   timeout?: number;
+  /** Accepted for VoltAgent compatibility and ignored: the client always offers form-mode elicitation only. */
+  capabilities?: Record<string, unknown>;
   /** Installs `onRequest` as the bridge's handler. */
   elicitation?: { onRequest: UserInputHandler };
   /** Connections come from this pool (a worker's) instead of a private one. */
