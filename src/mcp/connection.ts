@@ -1,6 +1,4 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import {
   ElicitRequestSchema,
   ErrorCode,
@@ -11,7 +9,8 @@ import {
   type Tool as SdkTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { getGlobalLogger } from '../logger.js';
-import { describeError, systemErrorCode } from './describe-error.js';
+import { classifyConnectionFailure } from './connection-failure.js';
+import { describeError } from './describe-error.js';
 import {
   CANCEL,
   normalizeElicitationRequest,
@@ -345,70 +344,15 @@ export class McpConnection {
   ): unknown {
     if (context.signal?.aborted) return abortReason(context.signal);
     if (error instanceof McpServerError) return error;
-    const server = this.init.serverName;
-    const what = context.toolName ? `MCP tool '${context.toolName}' on server '${server}'` : `MCP server '${server}'`;
-    const detail = this.init.redactor.text(describeError(error));
-    const base = { serverName: server, toolName: context.toolName, idempotent: context.idempotent };
-    if (this.oversizeBytes !== undefined) {
-      return new McpServerError({
-        ...base,
-        reason: 'result-too-large',
-        requestSent: true,
-        message: `${what} sent a message of more than ${MAX_SERVER_MESSAGE_BYTES} bytes; the connection was closed.`,
-      });
-    }
-    const lost = (requestSent: boolean, hint: string): McpServerError => {
-      void this.close();
-      const tail = this.stderrTail.trim()
-        ? ` Server stderr: ${this.init.redactor.text(this.stderrTail.trim().slice(-500))}`
-        : '';
-      return new McpServerError({
-        ...base,
-        reason: 'connection-lost',
-        requestSent,
-        message: `${what}: connection lost (${detail}). ${hint}${tail}`,
-      });
-    };
-    const mayHaveRun = context.toolName
-      ? context.idempotent
-        ? 'The tool is marked idempotent, so retrying on a fresh connection is safe.'
-        : 'The server may have run the tool: retrying on a fresh connection may repeat its effect.'
-      : 'Retrying on a fresh connection is safe.';
-    if (error instanceof McpError) {
-      if (error.code === (ErrorCode.ConnectionClosed as number)) return lost(context.requestSent, mayHaveRun);
-      return new McpServerError({
-        ...base,
-        reason: error.code === (ErrorCode.RequestTimeout as number) ? 'timeout' : 'protocol',
-        requestSent: true,
-        message: `${what} answered with an error: ${detail}`,
-      });
-    }
-    if (error instanceof StreamableHTTPError && error.code === 404) {
-      return lost(false, 'The server no longer knows this session; a fresh connection starts a new one.');
-    }
-    if (error instanceof StreamableHTTPError || error instanceof SseError) {
-      const status = typeof error.code === 'number' ? error.code : undefined;
-      if (status !== undefined && status >= 400 && status < 500) {
-        return new McpServerError({ ...base, reason: 'protocol', requestSent: false, message: `${what}: ${detail}` });
-      }
-      return lost(false, 'The request did not reach the server; retrying on a fresh connection is safe.');
-    }
-    if (error instanceof Error && error.message === 'Not connected') {
-      return lost(false, 'The request was not sent; retrying on a fresh connection is safe.');
-    }
-    const code = systemErrorCode(error);
-    if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH') {
-      return lost(false, 'The request did not reach the server; retrying on a fresh connection is safe.');
-    }
-    if (error instanceof Error && (error.name === 'ZodError' || error.name === 'SyntaxError')) {
-      return new McpServerError({
-        ...base,
-        reason: 'protocol',
-        requestSent: true,
-        message: `${what} sent a malformed answer: ${detail}`,
-      });
-    }
-    return lost(context.requestSent, mayHaveRun);
+    const classified = classifyConnectionFailure(error, {
+      ...context,
+      serverName: this.init.serverName,
+      redactor: this.init.redactor,
+      stderrTail: this.stderrTail,
+      oversized: this.oversizeBytes !== undefined,
+    });
+    if (classified.broken) void this.close();
+    return classified.error;
   }
 }
 
