@@ -22,15 +22,16 @@ export function boundedFetch(
       transform(chunk, controller) {
         for (const byte of chunk) {
           count += 1;
+          // Checked per byte: the event's end may come later in this very chunk and reset the count.
+          if (count > maxBytes) {
+            onOversize(count);
+            controller.error(new Error(`the MCP server sent a message over ${maxBytes} bytes`));
+            return;
+          }
           if (byte === 13) continue;
           // A blank line ends an SSE event: start counting the next one.
           if (perEvent && byte === 10 && previous === 10) count = 0;
           previous = byte;
-        }
-        if (count > maxBytes) {
-          onOversize(count);
-          controller.error(new Error(`the MCP server sent a message over ${maxBytes} bytes`));
-          return;
         }
         controller.enqueue(chunk);
       },
