@@ -2,7 +2,7 @@
 // through the `http` fallback), with VoltAgent's accessors, one failing server among working ones, and the
 // conversion of remote results into tool results.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MCPConfiguration } from '../../src/mcp/index.js';
+import { MCPConfiguration, mcpToolsFromListing, type McpServerListing } from '../../src/mcp/index.js';
 import { createToolExecuteOptions } from '../../src/tool/execute-options.js';
 import { runToolPipeline } from '../../src/tool/pipeline.js';
 import type { AnyTool } from '../../src/tool/tool.js';
@@ -127,6 +127,17 @@ describe('MCPConfiguration over every transport', () => {
     expect(listing.tools.map((tool) => tool.name)).toContain('echo');
     const outcome = await mcp.callServerTool('fallback', 'echo', { text: 'via sse' });
     expect(outcome).toEqual({ v: 1, kind: 'ok', output: 'via sse' });
+  });
+
+  it('tools rebuilt from a recorded (JSON round-tripped) listing call the server like live ones', async () => {
+    const recorded = JSON.parse(JSON.stringify(await mcp.listServerTools('remote'))) as McpServerListing;
+    const tools = mcpToolsFromListing('remote', recorded, (tool, args, options) =>
+      mcp.callServerTool('remote', tool.name, args, { signal: options.abortSignal, userId: options.userId }),
+    );
+    const add = tools.find((tool) => tool.name === 'remote_add')!;
+    expect(await run(add, { a: 20, b: 22 })).toMatchObject({ kind: 'ok', output: { sum: 42 } });
+    const viaConfiguration = mcp.toolsFromListing('remote', recorded).find((tool) => tool.name === 'remote_echo')!;
+    expect(await run(viaConfiguration, { text: 'recorded' })).toMatchObject({ kind: 'ok', output: 'recorded' });
   });
 
   it('a server in back-off fails fast with retryAfterMs instead of reconnecting on every call', async () => {
