@@ -1,0 +1,29 @@
+import type { CallToolRefusal } from '../call-tool-check.js';
+
+const MARKER = Symbol.for('durable-agent.error.CallToolRefusedError');
+
+/**
+ * Thrown by the in-process `callTool` when it refuses a call (recursion, a tool outside the pool, a tool not
+ * searched yet, invalid arguments, an approval it cannot ask for). The tool pipeline turns it into the error
+ * result the model sees, with `reason` and `toolName` as fields, and the run goes on.
+ */
+export class CallToolRefusedError extends Error {
+  // A registry-wide symbol rather than `instanceof`: two copies of this package still recognise each other's errors.
+  private readonly [MARKER] = true;
+  /** Why the call was refused. */
+  readonly reason: CallToolRefusal | 'approval-unavailable';
+  /** The tool the model asked for, when it named one. */
+  readonly toolName?: string;
+
+  constructor(reason: CallToolRefusal | 'approval-unavailable', message: string, toolName?: string) {
+    super(message);
+    this.name = 'CallToolRefusedError';
+    this.reason = reason;
+    if (toolName !== undefined) this.toolName = toolName;
+  }
+}
+
+/** True for a {@link CallToolRefusedError} from any copy of this package or realm. */
+export function isCallToolRefusedError(value: unknown): value is CallToolRefusedError {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+}
