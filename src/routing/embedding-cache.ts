@@ -104,9 +104,16 @@ export class EmbeddingCache {
 
   /**
    * The vectors of `texts` under one model: cached ones from the cache, the rest embedded with `embedMissing`
-   * (each distinct missing text once, in one call of `embedMissing`, which batches them) and cached.
+   * (each distinct missing text once, in one call of `embedMissing`, which batches them) and cached. With
+   * `expectedLength`, a cached vector of another length counts as missing and is replaced (a model whose output
+   * size changed under the same identity, e.g. a `dimensions` setting).
    */
-  async resolve(modelKey: string, texts: readonly string[], embedMissing: EmbedMissing): Promise<ResolvedEmbeddings> {
+  async resolve(
+    modelKey: string,
+    texts: readonly string[],
+    embedMissing: EmbedMissing,
+    expectedLength?: number,
+  ): Promise<ResolvedEmbeddings> {
     const found = new Map<string, Float32Array>();
     const waiting = new Map<string, Promise<Float32Array>>();
     const missing: string[] = [];
@@ -115,7 +122,7 @@ export class EmbeddingCache {
     for (const text of texts) {
       if (found.has(text) || waiting.has(text) || missingSet.has(text)) continue;
       const cached = this.get(modelKey, text);
-      if (cached) {
+      if (cached && (expectedLength === undefined || cached.length === expectedLength)) {
         found.set(text, cached);
         cacheHits += 1;
         continue;

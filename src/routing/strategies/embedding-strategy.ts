@@ -1,5 +1,5 @@
 import { rankByCosine } from '../cosine.js';
-import { EmbeddingCache } from '../embedding-cache.js';
+import { EmbeddingCache, type ResolvedEmbeddings } from '../embedding-cache.js';
 import { embeddingBatchSize, embeddingModelKey, embedTexts } from '../embed-texts.js';
 import { toolTextOf } from '../tool-text.js';
 import type {
@@ -85,10 +85,16 @@ export class EmbeddingToolSearchStrategy implements ToolSearchStrategy {
     if (candidates.length === 0) {
       return { selections: [], stats: { candidates: 0, embeddingCalls: 0, embeddedTexts: 0, cacheHits: 0 } };
     }
-    const [queryEmbedding, tools] = await Promise.all([
+    const [queryEmbedding, cached] = await Promise.all([
       embedTexts(this.model, [query], { batchSize: 1, abortSignal }),
       this.vectorsOf(candidates, abortSignal),
     ]);
+    const length = queryEmbedding.embeddings[0]!.length;
+    // Vectors of another length were cached under this model's identity by a differently configured model:
+    // re-embed those (only those) rather than score them 0.
+    const tools = cached.vectors.every((vector) => vector.length === length)
+      ? cached
+      : merge(cached, await this.vectorsOf(candidates, abortSignal, length));
     const items = candidates.map((candidate, index) => ({ name: candidate.name, vector: tools.vectors[index]! }));
     return {
       selections: rankByCosine(queryEmbedding.embeddings[0]!, items, topK, this.minScore),
@@ -112,13 +118,29 @@ export class EmbeddingToolSearchStrategy implements ToolSearchStrategy {
     };
   }
 
-  private async vectorsOf(candidates: readonly ToolSearchCandidate[], abortSignal?: AbortSignal) {
+  private async vectorsOf(
+    candidates: readonly ToolSearchCandidate[],
+    abortSignal?: AbortSignal,
+    expectedLength?: number,
+  ): Promise<ResolvedEmbeddings> {
     const texts = candidates.map((candidate) => this.textOf(candidate));
     const batchSize = await this.batchSize();
-    return this.cache.resolve(this.modelKey, texts, (missing) =>
-      embedTexts(this.model, missing, { batchSize, abortSignal }),
+    return this.cache.resolve(
+      this.modelKey,
+      texts,
+      (missing) => embedTexts(this.model, missing, { batchSize, abortSignal }),
+      expectedLength,
     );
   }
+}
+
+function merge(first: ResolvedEmbeddings, second: ResolvedEmbeddings): ResolvedEmbeddings {
+  return {
+    vectors: second.vectors,
+    cacheHits: second.cacheHits,
+    embeddedTexts: first.embeddedTexts + second.embeddedTexts,
+    calls: first.calls + second.calls,
+  };
 }
 
 /** Creates an {@link EmbeddingToolSearchStrategy}. */
