@@ -99,7 +99,7 @@ describe('callTool checks', () => {
     const bad = refused(await check({ name: 'tag_items', args: { ids: 'a' } }));
     expect(bad.reason).toBe('invalid-args');
     expect(bad.message).toMatch(
-      /^Invalid arguments for tool "tag_items": ✖ Invalid input: expected array, received string\n  → at ids/,
+      /^Invalid arguments for tool "tag_items": ✖ Invalid input: expected array, received string\n {2}→ at ids/,
     );
     expect(bad.message).toContain("Fix the arguments to match the tool's parametersSchema from searchTools");
   });

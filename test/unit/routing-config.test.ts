@@ -33,7 +33,13 @@ describe('toolRouting validation', () => {
       validateToolRoutingConfig({
         pool: [userTool('a'), createToolkit({ name: 'kit', tools: [userTool('b')] })],
         expose: [userTool('c')],
-        embedding: { model: 'offline/hashed-bow', maxBatchSize: 64, topK: 2, minScore: 0.2, toolText: (c) => c.name },
+        embedding: {
+          model: 'offline/hashed-bow',
+          maxBatchSize: 64,
+          topK: 2,
+          minScore: 0.2,
+          toolText: (c: { name: string }) => c.name,
+        },
         topK: 3,
         enforceSearchBeforeCall: false,
         strategy: { select: () => [] },

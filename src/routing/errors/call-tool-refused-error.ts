@@ -5,21 +5,24 @@ const MARKER = Symbol.for('durable-agent.error.CallToolRefusedError');
 /**
  * Thrown by the in-process `callTool` when it refuses a call (recursion, a tool outside the pool, a tool not
  * searched yet, invalid arguments, an approval it cannot ask for). The tool pipeline turns it into the error
- * result the model sees, with `reason` and `toolName` as fields, and the run goes on.
+ * result the model sees, with `reason` and `requestedTool` as fields, and the run goes on.
  */
 export class CallToolRefusedError extends Error {
   // A registry-wide symbol rather than `instanceof`: two copies of this package still recognise each other's errors.
   private readonly [MARKER] = true;
   /** Why the call was refused. */
   readonly reason: CallToolRefusal | 'approval-unavailable';
-  /** The tool the model asked for, when it named one. */
-  readonly toolName?: string;
+  /**
+   * The tool the model asked `callTool` to run, when it named one (not `toolName`: in the error payload that is
+   * `callTool` itself).
+   */
+  readonly requestedTool?: string;
 
-  constructor(reason: CallToolRefusal | 'approval-unavailable', message: string, toolName?: string) {
+  constructor(reason: CallToolRefusal | 'approval-unavailable', message: string, requestedTool?: string) {
     super(message);
     this.name = 'CallToolRefusedError';
     this.reason = reason;
-    if (toolName !== undefined) this.toolName = toolName;
+    if (requestedTool !== undefined) this.requestedTool = requestedTool;
   }
 }
 
