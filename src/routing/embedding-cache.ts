@@ -33,10 +33,15 @@ export type EmbedMissing = (texts: string[]) => Promise<{ embeddings: ArrayLike<
 interface Entry {
   vector: Float32Array;
   bytes: number;
+  /** Logical time of the last use: the smallest is the least recently used. */
+  used: number;
 }
 
 // Map overhead per entry, roughly: the entry object, the typed array header, the Map slot.
 const ENTRY_OVERHEAD_BYTES = 96;
+// Eviction frees down to this share of the budget, so a pool slightly bigger than the cache does not evict on
+// every insert.
+const EVICT_TO = 0.9;
 const encoder = new TextEncoder();
 
 /**
@@ -44,13 +49,17 @@ const encoder = new TextEncoder();
  * agent, run and strategy on it: a per-run routing override keeps the cache (VoltAgent rebuilds it per call).
  * Keyed by text rather than tool name, so a changed tool misses (and is re-embedded) while every unchanged tool
  * hits, and two agents with the same tool share one vector. Bounded in bytes; least recently used entries are
- * evicted first. Vectors are stored as float32 (half the memory of numbers; cosine scores differ by < 1e-6).
+ * evicted first (down to 90% of the budget at a time). Vectors are stored as float32 (half the memory of numbers; cosine scores differ by < 1e-6).
  *
  * Concurrent `resolve` calls that miss the same text embed it once: the second waits for the first.
  */
 export class EmbeddingCache {
   readonly maxBytes: number;
-  private readonly entries = new Map<string, Entry>();
+  // Model → text → entry. Nested rather than one `model + text` key: tool texts are memoized strings whose hash V8
+  // keeps, while a concatenated key would be built and hashed anew on every lookup of every search.
+  private readonly models = new Map<string, Map<string, Entry>>();
+  private count = 0;
+  private clock = 0;
   private readonly inFlight = new Map<string, Promise<Float32Array>>();
   private bytes = 0;
   private hits = 0;
@@ -67,39 +76,38 @@ export class EmbeddingCache {
 
   /** The cached vector of a text, marking it recently used; undefined on a miss. */
   get(modelKey: string, text: string): Float32Array | undefined {
-    const key = cacheKey(modelKey, text);
-    const entry = this.entries.get(key);
+    const entry = this.models.get(modelKey)?.get(text);
     if (!entry) return undefined;
-    // Re-inserting moves the key to the end of the Map's order: the end is the most recently used.
-    this.entries.delete(key);
-    this.entries.set(key, entry);
+    entry.used = ++this.clock;
     return entry.vector;
   }
 
   /** Stores a vector (copied to float32), evicting least recently used entries beyond the byte budget. */
   set(modelKey: string, text: string, vector: ArrayLike<number>): void {
-    const key = cacheKey(modelKey, text);
     const stored = Float32Array.from(vector);
-    const bytes = encoder.encode(key).length + stored.byteLength + ENTRY_OVERHEAD_BYTES;
-    const previous = this.entries.get(key);
+    const bytes =
+      encoder.encode(modelKey).length + encoder.encode(text).length + stored.byteLength + ENTRY_OVERHEAD_BYTES;
+    let texts = this.models.get(modelKey);
+    const previous = texts?.get(text);
     if (previous) {
-      this.entries.delete(key);
+      texts!.delete(text);
       this.bytes -= previous.bytes;
+      this.count -= 1;
     }
     if (bytes > this.maxBytes) return;
-    this.entries.set(key, { vector: stored, bytes });
-    this.bytes += bytes;
-    for (const [oldest, entry] of this.entries) {
-      if (this.bytes <= this.maxBytes) break;
-      this.entries.delete(oldest);
-      this.bytes -= entry.bytes;
-      this.evictions += 1;
+    if (!texts) {
+      texts = new Map();
+      this.models.set(modelKey, texts);
     }
+    texts.set(text, { vector: stored, bytes, used: ++this.clock });
+    this.bytes += bytes;
+    this.count += 1;
+    if (this.bytes > this.maxBytes) this.evict();
   }
 
   /** True when the text's vector is cached (does not change recency). */
   has(modelKey: string, text: string): boolean {
-    return this.entries.has(cacheKey(modelKey, text));
+    return this.models.get(modelKey)?.has(text) ?? false;
   }
 
   /**
@@ -127,7 +135,7 @@ export class EmbeddingCache {
         cacheHits += 1;
         continue;
       }
-      const pending = this.inFlight.get(cacheKey(modelKey, text));
+      const pending = this.inFlight.get(inFlightKey(modelKey, text));
       if (pending) {
         waiting.set(text, pending);
         cacheHits += 1;
@@ -149,7 +157,7 @@ export class EmbeddingCache {
         return embeddings;
       });
       missing.forEach((text, index) => {
-        const key = cacheKey(modelKey, text);
+        const key = inFlightKey(modelKey, text);
         const vector = batch.then((embeddings) => {
           const stored = Float32Array.from(embeddings[index]!);
           this.set(modelKey, text, stored);
@@ -170,7 +178,7 @@ export class EmbeddingCache {
   /** Counters since the cache was created. */
   stats(): EmbeddingCacheStats {
     return {
-      entries: this.entries.size,
+      entries: this.count,
       bytes: this.bytes,
       hits: this.hits,
       misses: this.misses,
@@ -180,12 +188,29 @@ export class EmbeddingCache {
 
   /** Drops every entry (counters are kept). */
   clear(): void {
-    this.entries.clear();
+    this.models.clear();
     this.bytes = 0;
+    this.count = 0;
+  }
+
+  /** Drops least recently used entries until the cache holds at most {@link EVICT_TO} of its budget. */
+  private evict(): void {
+    const all: Array<{ texts: Map<string, Entry>; text: string; entry: Entry }> = [];
+    for (const texts of this.models.values()) for (const [text, entry] of texts) all.push({ texts, text, entry });
+    all.sort((a, b) => a.entry.used - b.entry.used);
+    const target = this.maxBytes * EVICT_TO;
+    for (const { texts, text, entry } of all) {
+      if (this.bytes <= target) break;
+      texts.delete(text);
+      this.bytes -= entry.bytes;
+      this.count -= 1;
+      this.evictions += 1;
+    }
+    for (const [model, texts] of this.models) if (texts.size === 0) this.models.delete(model);
   }
 }
 
-function cacheKey(modelKey: string, text: string): string {
-  // NUL cannot appear in a provider/model id, so (model, text) pairs never collide.
+function inFlightKey(modelKey: string, text: string): string {
+  // NUL cannot appear in a provider/model id, so (model, text) pairs never collide. Only misses build this key.
   return `${modelKey}\u0000${text}`;
 }

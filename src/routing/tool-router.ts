@@ -104,6 +104,9 @@ export class ToolRouter {
   private readonly options: ToolRouterOptions;
   private readonly searched = new Map<string, Set<string>>();
   private readonly maxTrackedOperations: number;
+  // The last pool and its sorted candidates: while the pool holds the same tool objects, a search reuses them.
+  private lastPool: RegisteredTool[] = [];
+  private lastCandidates: ToolSearchCandidate[] = [];
 
   constructor(options: ToolRouterOptions) {
     validateToolRoutingConfig(options.config);
@@ -170,7 +173,12 @@ export class ToolRouter {
 
   /** The pool tools a search ranks (callable ones only), sorted by name. */
   candidates(): ToolSearchCandidate[] {
-    return searchCandidates(this.pool().getAllTools());
+    const pool = this.pool().getAllTools();
+    if (pool.length !== this.lastPool.length || pool.some((tool, i) => tool !== this.lastPool[i])) {
+      this.lastPool = pool;
+      this.lastCandidates = searchCandidates(pool);
+    }
+    return this.lastCandidates;
   }
 
   /** The ranking this router uses: custom strategy, embedding (cosine) or lexical (BM25). */
@@ -189,11 +197,15 @@ export class ToolRouter {
   }
 
   /** Ranks the current pool for a query (what the `rankTools` activity does). */
-  async rank(query: string, topK: number, context: ToolSearchContext = { context: new Map() }): Promise<ToolRanking> {
-    const candidates = this.candidates();
+  async rank(
+    query: string,
+    topK: number,
+    context: ToolSearchContext = { context: new Map() },
+    candidates: readonly ToolSearchCandidate[] = this.candidates(),
+  ): Promise<ToolRanking> {
     const resolved = this.strategy();
     if (resolved.kind === 'custom') {
-      const selections = await resolved.strategy.select({ query, tools: candidates, topK, context });
+      const selections = await resolved.strategy.select({ query, tools: [...candidates], topK, context });
       const stats = { candidates: candidates.length, embeddingCalls: 0, embeddedTexts: 0, cacheHits: 0 };
       return { selections: Array.isArray(selections) ? selections : [], stats };
     }

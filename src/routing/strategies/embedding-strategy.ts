@@ -49,6 +49,9 @@ export class EmbeddingToolSearchStrategy implements ToolSearchStrategy {
   private readonly toolText?: ToolTextFunction;
   private readonly minScore: number;
   private batchSizePromise?: Promise<number>;
+  // Candidates are memoized per tool object and this strategy's toolText never changes, so each tool's text is
+  // built once (a warm search over 1,000 tools would otherwise rebuild and re-measure 1,000 strings).
+  private readonly texts = new WeakMap<ToolSearchCandidate, string>();
 
   constructor(options: EmbeddingToolSearchStrategyOptions) {
     this.model = options.model;
@@ -67,7 +70,12 @@ export class EmbeddingToolSearchStrategy implements ToolSearchStrategy {
 
   /** The text embedded for a candidate. */
   textOf(candidate: ToolSearchCandidate): string {
-    return toolTextOf(candidate, this.toolText);
+    let text = this.texts.get(candidate);
+    if (text === undefined) {
+      text = toolTextOf(candidate, this.toolText);
+      this.texts.set(candidate, text);
+    }
+    return text;
   }
 
   /** {@link ToolSearchStrategy.select}: the selections of {@link rank}. */
