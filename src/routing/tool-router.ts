@@ -1,8 +1,5 @@
 import type { AgentRef, AgentToolHooks } from '../tool/agent-hooks.js';
-import { evaluateNeedsApproval } from '../tool/approval.js';
-import { createToolExecuteOptions } from '../tool/execute-options.js';
 import type { RegisteredTool } from '../tool/normalize-tool.js';
-import { runToolPipeline } from '../tool/pipeline.js';
 import { isUserDefinedTool, Tool, type AnyTool, type ToolExecuteOptions } from '../tool/tool.js';
 import { ToolManager } from '../tool/tool-manager.js';
 import {
@@ -13,11 +10,14 @@ import {
 } from './builtin-tools.js';
 import { checkCallTool, type CallToolCheck } from './call-tool-check.js';
 import { searchCandidates } from './candidates.js';
-import { CALL_TOOL_NAME, ROUTING_TOOL_NAMES, SEARCH_TOOLS_NAME } from './constants.js';
+import { CALL_TOOL_NAME, MAX_TOOL_SEARCH_QUERY_LENGTH, ROUTING_TOOL_NAMES, SEARCH_TOOLS_NAME } from './constants.js';
 import { CallToolRefusedError } from './errors/call-tool-refused-error.js';
+import { runRoutedTarget, type ToolApprovalHandler } from './run-routed-target.js';
 import { buildToolSearchResult, searchedToolNames } from './search-result.js';
 import type { EmbeddingWarmup } from './strategies/embedding-strategy.js';
 import { ToolSearchService, type ResolvedSearchStrategy } from './tool-search-service.js';
+
+export type { ToolApprovalHandler, ToolApprovalRequest } from './run-routed-target.js';
 import { effectiveTopK } from './top-k.js';
 import type {
   ToolRanking,
@@ -27,19 +27,6 @@ import type {
   ToolSearchResult,
 } from './types.js';
 import { validateToolRoutingConfig } from './validate-config.js';
-
-/** A request for a human decision on a tool reached through the in-process `callTool`. */
-export interface ToolApprovalRequest {
-  tool: AnyTool;
-  args: unknown;
-  toolCallId: string;
-  options: ToolExecuteOptions;
-}
-
-/** Decides an in-process approval: true/false, or `{ approved, reason }`. */
-export type ToolApprovalHandler = (
-  request: ToolApprovalRequest,
-) => boolean | { approved: boolean; reason?: string } | Promise<boolean | { approved: boolean; reason?: string }>;
 
 /** Options of {@link createToolRouter}. */
 export interface ToolRouterOptions {
@@ -216,7 +203,15 @@ export class ToolRouter {
   /** A full search: rank, then build the `searchTools` result (no match → a message, nothing returned). */
   async search(input: { query: string; topK?: unknown; context?: ToolSearchContext }): Promise<ToolRouterSearch> {
     const topK = this.topK(input.topK);
-    const query = input.query.trim();
+    const query = typeof input.query === 'string' ? input.query.trim() : '';
+    // The query is model output: the searchTools schema bounds it, and so does this entry point for runtimes that
+    // call it directly.
+    if (query === '' || query.length > MAX_TOOL_SEARCH_QUERY_LENGTH) {
+      throw new RangeError(
+        `A tool search needs a query of 1 to ${MAX_TOOL_SEARCH_QUERY_LENGTH} characters describing the tool wanted; ` +
+          `got ${query.length}.`,
+      );
+    }
     const ranking = await this.rank(query, topK, input.context);
     const result = buildToolSearchResult({
       query,
@@ -291,55 +286,14 @@ export class ToolRouter {
   private async executeCall(args: { name: string; args?: unknown }, options: ToolExecuteOptions): Promise<unknown> {
     const check = await this.checkCall(args, this.searchedIn(options.operationId));
     if (check.kind === 'refused') throw new CallToolRefusedError(check.reason, check.message, check.toolName);
-    const target = check.tool;
-    // Derived from the model's call id, so it is stable for the same call (idempotency keys stay stable too).
-    const toolCallId = `${options.toolContext.callId}:${target.name}`;
-    const targetOptions = createToolExecuteOptions({
-      ...options,
-      toolName: target.name,
-      toolCallId,
-      messages: options.toolContext.messages,
-      idempotencyKey: undefined,
-    });
-    const approvalContext = {
-      toolCallId,
-      messages: options.toolContext.messages,
-      userId: options.userId,
-      conversationId: options.conversationId,
-      context: options.context,
-    };
-    if (await evaluateNeedsApproval(target, check.args, approvalContext)) {
-      if (!this.options.approve) {
-        throw new CallToolRefusedError(
-          'approval-unavailable',
-          `Tool "${target.name}" needs a human approval before it runs, and no approver is available here. ` +
-            `Tell the user what you wanted to do and ask them to approve it.`,
-          target.name,
-        );
-      }
-      const decision = await this.options.approve({
-        tool: target,
-        args: check.args,
-        toolCallId,
-        options: targetOptions,
-      });
-      const approved = typeof decision === 'boolean' ? decision : decision.approved;
-      if (!approved) {
-        const reason = typeof decision === 'object' ? decision.reason : undefined;
-        return { type: 'execution-denied', reason: reason ?? `The call of ${target.name} was denied.` };
-      }
-    }
-    const outcome = await runToolPipeline({
-      tool: target,
+    return runRoutedTarget({
+      target: check.tool,
       args: check.args,
-      toolCallId,
-      options: targetOptions,
+      options,
       agent: this.options.agent,
       agentHooks: this.options.agentHooks,
+      approve: this.options.approve,
     });
-    // A denial ends the whole run, exactly as when the target is called directly.
-    if (outcome.kind === 'denied') throw outcome.error;
-    return outcome.output;
   }
 }
 

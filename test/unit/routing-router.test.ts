@@ -164,6 +164,14 @@ describe('searchTools (in-process)', () => {
     expect(createToolRouter({ tools: new ToolManager() }).topK()).toBe(1);
   });
 
+  it('refuses a blank or oversized query at the search entry point too', async () => {
+    const r = router();
+    await expect(r.search({ query: '  ' })).rejects.toThrow(
+      'A tool search needs a query of 1 to 1000 characters describing the tool wanted; got 0.',
+    );
+    await expect(r.search({ query: 'x'.repeat(1_001) })).rejects.toThrow(/got 1001/);
+  });
+
   it('refuses a blank or oversized query through its schema', () => {
     const r = router();
     expect(r.searchTools.parameters.safeParse({ query: '   ' }).success).toBe(false);
@@ -303,6 +311,23 @@ describe('per-run routing', () => {
     expect(run.visible.map((t) => t.name)).toEqual(['searchTools', 'callTool']);
     expect(run.enabled && run.router.candidates().map((c) => c.name)).toEqual(['get_weather', 'send_email']);
     expect(resolveRunToolRouting({ tools: agentTools, config: false, service }).enabled).toBe(false);
+  });
+
+  it("pools a run's own tools (an agent's tools function evaluated per run)", async () => {
+    const agent = new Agent({
+      name: 'dyn',
+      instructions: 'x',
+      tools: (ctx) => (ctx.userId === 'vip' ? [tool('vip_lounge', 'Book the VIP lounge.')] : []),
+      toolRouting: {},
+    });
+    agent.addTools([weather]);
+    const vip = await agent.resolveRunTools({ userId: 'vip', context: new Map() });
+    const run = resolveRunToolRouting({ tools: vip, config: agent.toolRouting, service });
+    if (!run.enabled) throw new Error('expected routing');
+    expect(run.router.candidates().map((c) => c.name)).toEqual(['get_weather', 'vip_lounge']);
+    const other = await agent.resolveRunTools({ userId: 'someone', context: new Map() });
+    const otherRun = resolveRunToolRouting({ tools: other, config: agent.toolRouting, service });
+    expect(otherRun.enabled && otherRun.router.candidates().map((c) => c.name)).toEqual(['get_weather']);
   });
 
   it("applies an override's fields over the agent's, naming the run's tools", () => {
