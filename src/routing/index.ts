@@ -92,3 +92,4 @@ export {
 } from './tool-router.js';
 export { runRoutedTarget, type RunRoutedTargetInput } from './run-routed-target.js';
 export { resolveRunToolRouting, type ResolveRunToolRoutingInput, type RunToolRouting } from './resolve-run-routing.js';
+export { describeToolRouting, type ToolRoutingDescription } from './describe-routing.js';

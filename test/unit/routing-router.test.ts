@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
 import { ProviderRegistry } from '../../src/models/provider-registry.js';
 import { isCallToolRefusedError } from '../../src/routing/errors/call-tool-refused-error.js';
+import { describeToolRouting } from '../../src/routing/describe-routing.js';
 import { resolveRunToolRouting } from '../../src/routing/resolve-run-routing.js';
 import { type ToolRouter, createToolRouter, type ToolRouterOptions } from '../../src/routing/tool-router.js';
 import { ToolSearchService } from '../../src/routing/tool-search-service.js';
@@ -373,5 +374,34 @@ describe('per-run routing', () => {
     expect(warmed.map((w) => w.calls)).toEqual([1, 1, 1]);
     expect((await r.search({ query: 'thing 4' })).ranking.stats).toMatchObject({ embeddingCalls: 1, cacheHits: 7 });
     expect(await router().embeddingPlan()).toBeUndefined();
+  });
+
+  it('describes a run as plain JSON for history: visible names, pool size, ranking, batch plan', async () => {
+    const model = new CountingEmbeddingModel({ maxEmbeddingsPerCall: 1 });
+    const routed = resolveRunToolRouting({ tools: agentTools, config: { embedding: { model } }, service });
+    expect(await describeToolRouting(routed)).toEqual({
+      enabled: true,
+      visibleTools: ['searchTools', 'callTool'],
+      candidates: 2,
+      enforceSearchBeforeCall: true,
+      ranking: 'embedding',
+      embedding: { modelKey: 'counting/hashed-bow', batchSize: 1, poolSize: 2, batches: 2 },
+    });
+    const direct = resolveRunToolRouting({ tools: agentTools, config: {}, override: false, service });
+    expect(await describeToolRouting(direct)).toEqual({ enabled: false, visibleTools: ['get_weather', 'send_email'] });
+    expect(JSON.parse(JSON.stringify(await describeToolRouting(routed)))).toEqual(await describeToolRouting(routed));
+  });
+
+  it('reports an unknown embedding provider or a missing key at the first search, with the registry message', async () => {
+    const unknown = createToolRouter({ tools: agentTools, config: { embedding: 'nope/model' }, service });
+    await expect(unknown.search({ query: 'weather' })).rejects.toThrow(
+      /Unknown embedding model provider 'nope' in 'nope\/model'\. Known providers: .*offline.*openai/,
+    );
+    const noKey = createToolRouter({
+      tools: agentTools,
+      config: { embedding: 'openai/text-embedding-3-small' },
+      service: new ToolSearchService({ providers: new ProviderRegistry({ env: {} }) }),
+    });
+    await expect(noKey.search({ query: 'weather' })).rejects.toThrow(/OPENAI_API_KEY/);
   });
 });
