@@ -16,8 +16,6 @@ import { runRoutedTarget, type ToolApprovalHandler } from './run-routed-target.j
 import { buildToolSearchResult, searchedToolNames } from './search-result.js';
 import type { EmbeddingWarmup } from './strategies/embedding-strategy.js';
 import { ToolSearchService, type ResolvedSearchStrategy } from './tool-search-service.js';
-
-export type { ToolApprovalHandler, ToolApprovalRequest } from './run-routed-target.js';
 import { effectiveTopK } from './top-k.js';
 import type {
   ToolRanking,
@@ -27,6 +25,8 @@ import type {
   ToolSearchResult,
 } from './types.js';
 import { validateToolRoutingConfig } from './validate-config.js';
+
+export type { ToolApprovalHandler, ToolApprovalRequest } from './run-routed-target.js';
 
 /** Options of {@link createToolRouter}. */
 export interface ToolRouterOptions {

@@ -33,6 +33,8 @@ export class ToolSearchService {
   readonly lexical = new LexicalToolSearchStrategy();
   private readonly byObject = new WeakMap<object, EmbeddingToolSearchStrategy>();
   private readonly byString = new Map<string, EmbeddingToolSearchStrategy>();
+  // Model strings may come from clients (a run's override): keep a bounded number of resolved models.
+  private static readonly MAX_MODEL_STRINGS = 32;
 
   constructor(options: ToolSearchServiceOptions = {}) {
     this.providers = options.providers ?? new ProviderRegistry();
@@ -59,6 +61,9 @@ export class ToolSearchService {
       if (!strategy) {
         strategy = new EmbeddingToolSearchStrategy({ model: this.resolveModel(input), cache: this.cache });
         this.byString.set(input, strategy);
+        if (this.byString.size > ToolSearchService.MAX_MODEL_STRINGS) {
+          this.byString.delete(this.byString.keys().next().value!);
+        }
       }
       return strategy;
     }
