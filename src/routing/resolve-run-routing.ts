@@ -24,10 +24,13 @@ export interface ResolveRunToolRoutingInput {
   approve?: ToolApprovalHandler;
 }
 
-/** The tools a run offers: directly, or through routing. */
+/**
+ * The tools a run offers: directly, or through routing. `lookup` finds the tool a name means for execution —
+ * registered, exposed or pooled — so tools given only in `pool`/`expose` run too.
+ */
 export type RunToolRouting =
-  | { enabled: false; visible: RegisteredTool[] }
-  | { enabled: true; visible: RegisteredTool[]; router: ToolRouter };
+  | { enabled: false; visible: RegisteredTool[]; lookup(name: string): RegisteredTool | undefined }
+  | { enabled: true; visible: RegisteredTool[]; router: ToolRouter; lookup(name: string): RegisteredTool | undefined };
 
 const MAX_LISTED_NAMES = 20;
 
@@ -47,7 +50,8 @@ export function resolveRunToolRouting(input: ResolveRunToolRoutingInput): RunToo
   const base = input.config || undefined;
   if (override !== undefined) validateRunToolRoutingOverride(override);
   if (override === false || (override === undefined && !base)) {
-    return { enabled: false, visible: directTools(tools, base) };
+    const direct = directManager(tools, base);
+    return { enabled: false, visible: direct.getAllTools(), lookup: (name) => direct.getToolByName(name) };
   }
   let config: ToolRoutingConfig = base ?? {};
   if (typeof override === 'object') {
@@ -68,14 +72,10 @@ export function resolveRunToolRouting(input: ResolveRunToolRoutingInput): RunToo
     agentHooks: input.agentHooks,
     approve: input.approve,
   });
-  return { enabled: true, visible: router.visibleTools(), router };
+  return { enabled: true, visible: router.visibleTools(), router, lookup: (name) => router.toolByName(name) };
 }
 
 /** Without routing: the registered tools, then exposed and pooled ones the manager lacks (one per name). */
-function directTools(tools: ToolManager, config: ToolRoutingConfig | undefined): RegisteredTool[] {
-  return directManager(tools, config).getAllTools();
-}
-
 function directManager(tools: ToolManager, config: ToolRoutingConfig | undefined): ToolManager {
   if (!config?.expose?.length && !config?.pool?.length) return tools;
   const merged = new ToolManager();

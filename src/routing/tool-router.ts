@@ -153,6 +153,15 @@ export class ToolRouter {
     return visible;
   }
 
+  /**
+   * The tool a name means in a routed run: a visible one (built-ins, exposed, user tools named like the built-ins),
+   * else a pool one. The runtime executes `callTool` targets looked up here, since an explicit `pool` or `expose` may
+   * hold tools the agent never registered.
+   */
+  toolByName(name: string): RegisteredTool | undefined {
+    return this.visibleTools().find((tool) => tool.name === name) ?? this.pool().getToolByName(name);
+  }
+
   /** Names of {@link visibleTools}. */
   visibleNames(): Set<string> {
     return new Set(this.visibleTools().map((tool) => tool.name));

@@ -124,9 +124,12 @@ describe('visible tools and pool', () => {
     expect((await r.search({ query: 'email message' })).result.tools).toEqual([]);
   });
 
-  it('uses an explicit pool as given; pool: [] pools nothing', async () => {
-    const explicit = router({ config: { pool: [email] } });
-    expect(explicit.candidates().map((c) => c.name)).toEqual(['send_email']);
+  it('uses an explicit pool as given (unregistered tools included); pool: [] pools nothing', async () => {
+    const unregistered = tool('book_flight', 'Book a flight.');
+    const explicit = router({ config: { pool: [email, unregistered] } });
+    expect(explicit.candidates().map((c) => c.name)).toEqual(['book_flight', 'send_email']);
+    expect(explicit.toolByName('book_flight')).toBe(unregistered);
+    expect(explicit.toolByName('get_weather')).toBeUndefined();
     const empty = router({ config: { pool: [] } });
     expect((await empty.search({ query: 'weather' })).result.tools).toEqual([]);
   });
@@ -304,6 +307,7 @@ describe('per-run routing', () => {
     });
     expect(run.enabled).toBe(false);
     expect(run.visible.map((t) => t.name)).toEqual(['get_weather', 'send_email', 'get_time', 'book_flight']);
+    expect(run.lookup('book_flight')).toBe(extraPool);
   });
 
   it('routes a run of an agent without routing, pooling every registered tool', () => {
@@ -341,6 +345,8 @@ describe('per-run routing', () => {
     if (!run.enabled) throw new Error('expected routing');
     expect(run.visible.map((t) => t.name)).toEqual(['searchTools', 'callTool', 'get_weather']);
     expect(run.router.candidates().map((c) => c.name)).toEqual(['send_email']);
+    expect(run.lookup('get_weather')).toBe(weather);
+    expect(run.lookup('searchTools')).toBe(run.router.searchTools);
     expect(run.router.topK()).toBe(3);
     expect(run.router.enforceSearchBeforeCall).toBe(false);
     expect(() =>
