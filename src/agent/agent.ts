@@ -1,6 +1,7 @@
 import type { LanguageModel, ModelMessage } from 'ai';
 import { getGlobalLogger } from '../logger.js';
 import { truncateUtf8, utf8Length } from '../protocol/bytes.js';
+import { validateToolRoutingConfig } from '../routing/validate-config.js';
 import type { Retriever } from '../tool/retriever/types.js';
 import type { ToolApiEntry } from '../tool/tool-manager.js';
 import { ToolManager } from '../tool/tool-manager.js';
@@ -67,6 +68,8 @@ export class Agent {
 
   constructor(options: AgentOptions) {
     if (!options.name) throw new Error('Agent name is required');
+    // Fail at definition time, not at the first search: reserved names in pool/expose, a bad topK, a typo'd key.
+    validateToolRoutingConfig(options.toolRouting);
     this.name = options.name;
     this.id = options.id ?? options.name;
     this.purpose = options.purpose;

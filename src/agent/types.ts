@@ -6,6 +6,7 @@ import type { AgentToolHooks } from '../tool/agent-hooks.js';
 import type { Retriever } from '../tool/retriever/types.js';
 import type { ToolItem, Toolkit } from '../tool/toolkit.js';
 import type { Agent } from './agent.js';
+import type { ToolRoutingConfig } from '../routing/types.js';
 
 /** The run-scoped data an agent's dynamic parts (tools, instructions, retriever) are evaluated with. */
 export interface AgentRunContext {
@@ -21,17 +22,7 @@ export type DynamicTools = (ctx: AgentRunContext) => ToolItem[] | Promise<ToolIt
 export type AgentInstructions = string | ((ctx: AgentRunContext) => string | Promise<string>);
 
 /** Tool routing: the model sees `searchTools`, `callTool` and `expose`; the rest of `pool` is reached by search. */
-export interface ToolRoutingConfig {
-  /** Tools reachable through `callTool`. No key → every registered tool. */
-  pool?: ToolItem[];
-  /** Tools the model always sees. */
-  expose?: ToolItem[];
-  /** Embedding model (or its configuration) for ranking; lexical ranking without it. */
-  embedding?: unknown;
-  topK?: number;
-  /** Default true: `callTool` refuses tools not returned by `searchTools` in this run. */
-  enforceSearchBeforeCall?: boolean;
-}
+export type { ToolRoutingConfig } from '../routing/types.js';
 
 /**
  * Decides whether a decision may settle a pending approval, in the worker (a local activity). Return `true`/`false`,

@@ -1,0 +1,154 @@
+// Tool-search cost over a 1,000-tool pool, measured the way the `rankTools` and `embedBatch` activities will run
+// it (ToolRouter.rank / warmBatch on a per-worker ToolSearchService), for three rankings:
+//   lexical (BM25+), the offline hashed bag-of-words embedder, and a real model (all-MiniLM-L6-v2 on the CPU behind
+//   the OpenAI-compatible server of test/support, reached through `openai/...` + OPENAI_BASE_URL).
+// Reports cold cost (first search: index build or embedding the pool, with the calls it took), the warm median of
+// the rank step, and embedding calls per warm search (counted by our strategy and, for the real model, by the
+// server itself: both must be exactly 1, the query). Not a test; run it with `npx tsx bench/routing.ts`
+// (ROUTING_BENCH_QUERIES=n for more or fewer timed searches). End to end in a run is for the lead's bench.
+import { cpus, loadavg } from 'node:os';
+import { OfflineEmbeddingModel } from '../src/models/offline-embedding-model.js';
+import { ProviderRegistry } from '../src/models/provider-registry.js';
+import { createToolRouter, type ToolRouter } from '../src/routing/tool-router.js';
+import { ToolSearchService } from '../src/routing/tool-search-service.js';
+import type { ToolRoutingConfig } from '../src/routing/types.js';
+import { ToolManager } from '../src/tool/tool-manager.js';
+import { fixtureQueries, fixtureTools, toTool, type FixtureTool } from '../test/fixtures/routing/load-fixture.js';
+import { LOCAL_EMBEDDING_MODEL_ID, startEmbeddingServer } from '../test/support/embedding-server.js';
+import { median, quantile, round } from './stats.js';
+
+const POOL_SIZE = 1_000;
+const TIMED_SEARCHES = Number(process.env.ROUTING_BENCH_QUERIES ?? 60);
+const REGIONS = ['us', 'eu', 'uk', 'apac', 'latam', 'ca', 'in', 'jp'];
+
+/** 1,000 distinct tools: the 136 labelled ones, then regional variants with their own names and descriptions. */
+function thousandTools(): ToolManager {
+  const base = fixtureTools();
+  const specs: FixtureTool[] = [];
+  for (let round = 0; specs.length < POOL_SIZE; round++) {
+    for (const spec of base) {
+      if (specs.length >= POOL_SIZE) break;
+      if (round === 0) specs.push(spec);
+      else {
+        const region = REGIONS[(round - 1) % REGIONS.length]!;
+        specs.push({
+          ...spec,
+          name: `${spec.name}_${region}${round > REGIONS.length ? round : ''}`,
+          description: `${spec.description} Uses the ${region.toUpperCase()} service endpoint.`,
+        });
+      }
+    }
+  }
+  return new ToolManager(specs.map((spec) => toTool(spec)));
+}
+
+interface Row {
+  ranking: string;
+  coldMs: number;
+  coldEmbeddingCalls: number;
+  warmMedianMs: number;
+  warmP90Ms: number;
+  callsPerWarmSearch: number;
+  serverRequestsPerWarmSearch?: number;
+  cacheMiB?: number;
+}
+
+async function measure(
+  label: string,
+  router: ToolRouter,
+  serverRequests?: () => Promise<number>,
+  cacheBytes?: () => number,
+): Promise<Row> {
+  const queries = fixtureQueries().map((q) => q.query);
+  const coldStart = performance.now();
+  const cold = await router.rank(queries[0]!, 3);
+  const coldMs = performance.now() - coldStart;
+
+  const times: number[] = [];
+  let calls = 0;
+  const requestsBefore = serverRequests ? await serverRequests() : 0;
+  for (let i = 0; i < TIMED_SEARCHES; i++) {
+    const query = queries[(i + 1) % queries.length]!;
+    const start = performance.now();
+    const ranking = await router.rank(query, 3);
+    times.push(performance.now() - start);
+    calls += ranking.stats.embeddingCalls;
+    if (ranking.stats.candidates !== POOL_SIZE) throw new Error(`ranked ${ranking.stats.candidates} tools`);
+  }
+  const requests = serverRequests ? (await serverRequests()) - requestsBefore : undefined;
+  const row: Row = {
+    ranking: label,
+    coldMs: round(coldMs, 1),
+    coldEmbeddingCalls: cold.stats.embeddingCalls,
+    warmMedianMs: round(median(times), 2),
+    warmP90Ms: round(quantile(times, 0.9), 2),
+    callsPerWarmSearch: calls / TIMED_SEARCHES,
+  };
+  if (requests !== undefined) row.serverRequestsPerWarmSearch = requests / TIMED_SEARCHES;
+  if (cacheBytes) row.cacheMiB = round(cacheBytes() / (1024 * 1024), 2);
+  return row;
+}
+
+async function main(): Promise<void> {
+  const tools = thousandTools();
+  const server = await startEmbeddingServer({ threads: 1 });
+  try {
+    const rows: Row[] = [];
+    const run = async (label: string, config: ToolRoutingConfig, withServer = false) => {
+      const service = new ToolSearchService({
+        providers: new ProviderRegistry({
+          env: { OPENAI_API_KEY: 'not-needed-locally', OPENAI_BASE_URL: server.baseURL },
+        }),
+      });
+      const router = createToolRouter({ tools, config, service });
+      const row = await measure(
+        label,
+        router,
+        withServer ? async () => (await server.stats()).requests : undefined,
+        config.embedding ? () => service.cache.stats().bytes : undefined,
+      );
+      rows.push(row);
+      console.error(`routing bench: ${label} done`);
+    };
+    await run('lexical (BM25+, MiniSearch)', {});
+    await run('offline/hashed-bow (cosine)', { embedding: new OfflineEmbeddingModel() });
+    await run(
+      `openai/${LOCAL_EMBEDDING_MODEL_ID} via OPENAI_BASE_URL`,
+      {
+        embedding: `openai/${LOCAL_EMBEDDING_MODEL_ID}`,
+      },
+      true,
+    );
+
+    const header =
+      '| ranking | cold search (ms) | cold embedding calls | warm rank median (ms) | warm p90 (ms) | embedding calls / warm search | server requests / warm search | cache (MiB) |';
+    const lines = rows.map(
+      (r) =>
+        `| ${r.ranking} | ${r.coldMs} | ${r.coldEmbeddingCalls} | ${r.warmMedianMs} | ${r.warmP90Ms} | ${r.callsPerWarmSearch} | ${r.serverRequestsPerWarmSearch ?? '–'} | ${r.cacheMiB ?? '–'} |`,
+    );
+    console.log(
+      [
+        `Tool search over a ${POOL_SIZE}-tool pool, ${TIMED_SEARCHES} warm searches each (top 3).`,
+        `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load average ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')}; Node ${process.version}.`,
+        '',
+        header,
+        '| --- | --- | --- | --- | --- | --- | --- | --- |',
+        ...lines,
+      ].join('\n'),
+    );
+    for (const row of rows) {
+      if (row.ranking !== 'lexical (BM25+, MiniSearch)' && row.callsPerWarmSearch !== 1) {
+        throw new Error(`${row.ranking}: ${row.callsPerWarmSearch} embedding calls per warm search, expected 1`);
+      }
+      if (row.serverRequestsPerWarmSearch !== undefined && row.serverRequestsPerWarmSearch !== 1) {
+        throw new Error(`${row.ranking}: the server saw ${row.serverRequestsPerWarmSearch} requests per warm search`);
+      }
+    }
+  } finally {
+    await server.close();
+  }
+}
+
+await main();

@@ -1,0 +1,162 @@
+import type { EmbeddingModel } from 'ai';
+import type { JsonObject } from '../protocol/json.js';
+import type { ToolItem } from '../tool/toolkit.js';
+import type { AnyTool } from '../tool/tool.js';
+
+/** An embedding model object (any AI SDK spec version). */
+export type EmbeddingModelObject = Exclude<EmbeddingModel, string>;
+
+/** One pool tool as a search strategy sees it: plain data plus the tool itself. */
+export interface ToolSearchCandidate {
+  name: string;
+  description: string;
+  tags: string[];
+  /** JSON Schema of the arguments, as the model must write them. */
+  parametersSchema: JsonObject;
+  /** JSON Schema of the output, when the tool declares one. */
+  outputSchema?: JsonObject;
+  tool: AnyTool;
+}
+
+/** A strategy's pick: a candidate's name and, optionally, its score and why it was picked. */
+export interface ToolSearchSelection {
+  name: string;
+  score?: number;
+  reason?: string;
+}
+
+/** The run a search happens in (what a custom strategy may want to know). */
+export interface ToolSearchContext {
+  agentName?: string;
+  /** The run: the workflow id in a durable run. */
+  operationId?: string;
+  userId?: string;
+  conversationId?: string;
+  context: Map<string, unknown>;
+  abortSignal?: AbortSignal;
+}
+
+/** Input of {@link ToolSearchStrategy.select}. */
+export interface ToolSearchInput {
+  query: string;
+  /** The pool tools that can be called through `callTool` (never client-side or provider tools). */
+  tools: ToolSearchCandidate[];
+  topK: number;
+  context: ToolSearchContext;
+}
+
+/**
+ * Picks the tools that fit a query. The built-in strategies are lexical (BM25) and embedding (cosine); give your
+ * own as `toolRouting.strategy`. In a durable run it runs inside the `rankTools` activity, so it may do I/O.
+ * Return at most `topK` selections, best first; names that are not candidates are dropped, and an empty list
+ * means "no match" (the model is told so).
+ */
+export interface ToolSearchStrategy {
+  select(input: ToolSearchInput): ToolSearchSelection[] | Promise<ToolSearchSelection[]>;
+}
+
+/** Counters of one ranking, for activity results, benchmarks and tests. */
+export interface ToolRankingStats {
+  /** Candidates ranked. */
+  candidates: number;
+  /** Calls made to the embedding model (1 on a warm cache: the query). */
+  embeddingCalls: number;
+  /** Tool texts embedded because the cache did not have them. */
+  embeddedTexts: number;
+  /** Tool texts found in the cache. */
+  cacheHits: number;
+}
+
+/** A ranking: selections best first, with what it cost. */
+export interface ToolRanking {
+  selections: ToolSearchSelection[];
+  stats: ToolRankingStats;
+}
+
+/** One tool in a `searchTools` result. */
+export interface ToolSearchResultItem {
+  name: string;
+  description: string | null;
+  tags: string[] | null;
+  parametersSchema: JsonObject | null;
+  outputSchema: JsonObject | null;
+  score?: number;
+  reason?: string;
+  /** Set when the schemas were left out to keep the result within its size budget. */
+  note?: string;
+}
+
+/** What `searchTools` returns to the model. */
+export interface ToolSearchResult {
+  query: string;
+  selections: ToolSearchSelection[];
+  tools: ToolSearchResultItem[];
+  /** Set when nothing matched: what the model can do next. */
+  message?: string;
+}
+
+/** Builds the text that represents a tool to an embedding model. */
+export type ToolTextFunction = (candidate: ToolSearchCandidate) => string;
+
+/** `toolRouting.embedding` in its object form. */
+export interface ToolRoutingEmbeddingConfig {
+  /** An AI SDK embedding model, or `provider/model` resolved by the worker's provider registry. */
+  model: string | EmbeddingModelObject;
+  /** Most texts per embedding call; the provider's own limit (`maxEmbeddingsPerCall`) applies too. */
+  maxBatchSize?: number;
+  /** Top-K when neither the call nor `toolRouting.topK` sets one. */
+  topK?: number;
+  /** Replaces the default tool text (name, description, tags, parameters). */
+  toolText?: ToolTextFunction;
+  /**
+   * Tools scoring at or below this cosine similarity are never returned (default 0: a zero or negative
+   * similarity is no evidence of relevance). Raise it for a model whose unrelated texts still score above 0
+   * (for all-MiniLM-L6-v2, about 0.2) to get "no match" instead of weak guesses.
+   */
+  minScore?: number;
+  /**
+   * Identity of the model in the embedding cache. Default `<provider>/<modelId>`; set it when two differently
+   * configured models share that (e.g. two OpenAI-compatible servers serving models with the same id).
+   */
+  cacheKey?: string;
+}
+
+/** `toolRouting.embedding`: a model string, a model object, or the object form. */
+export type ToolRoutingEmbeddingInput = string | EmbeddingModelObject | ToolRoutingEmbeddingConfig;
+
+/**
+ * Tool routing: the model sees `searchTools`, `callTool` and `expose`; the rest of the pool is reached by
+ * searching, then calling through `callTool`.
+ */
+export interface ToolRoutingConfig {
+  /** Tools reachable through `callTool`. No key → every registered tool, kept in sync with the agent's tools. */
+  pool?: ToolItem[];
+  /** Tools the model always sees directly. */
+  expose?: ToolItem[];
+  /** Embedding model for ranking (cosine similarity); without it, lexical ranking (BM25). */
+  embedding?: ToolRoutingEmbeddingInput;
+  /** Default number of tools a search returns (a call's own `topK` wins). */
+  topK?: number;
+  /** Default true: `callTool` refuses tools that no `searchTools` call of this run returned. */
+  enforceSearchBeforeCall?: boolean;
+  /** Replaces the built-in ranking (lexical or embedding). */
+  strategy?: ToolSearchStrategy;
+}
+
+/**
+ * A run's routing override, as a client sends it (plain JSON, so tools are named, not given): `false` offers the
+ * agent's tools directly; `true` routes with the agent's settings (or the defaults); an object routes with its
+ * fields over the agent's.
+ */
+export type RunToolRoutingOverride =
+  | boolean
+  | {
+      /** Names of the run's tools to pool (default: the agent's pool). */
+      pool?: string[];
+      /** Names of the run's tools to show directly. */
+      expose?: string[];
+      /** A `provider/model` embedding model string. */
+      embedding?: string;
+      topK?: number;
+      enforceSearchBeforeCall?: boolean;
+    };
