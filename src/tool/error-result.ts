@@ -17,7 +17,7 @@ export type ToolErrorCause = {
 /**
  * What the model sees when a tool call fails (a thrown error or an output that fails its schema). The run goes on
  * and the model can react. Only allow-listed fields of the error are copied: its `code`, HTTP `status` /
- * `statusCode` / `httpStatus`, validation issues (`validationErrors`, `issues`), the `actualOutput` that failed
+ * `statusCode` / `httpStatus`, an MCP `serverName` and refusal `reason`, validation issues (`validationErrors`, `issues`), the `actualOutput` that failed
  * validation, and a short `cause` chain of the same. Never the stack, `toJSON()`, or anything else an HTTP
  * client hangs on its errors (`config.headers.Authorization`, `request`, `response.headers`): this payload is
  * recorded in workflow history.
@@ -35,6 +35,10 @@ export type ToolErrorResult = {
   validationErrors?: JsonValue;
   issues?: JsonValue;
   actualOutput?: JsonValue;
+  /** Which MCP server the failing tool belongs to (MCP tools). */
+  serverName?: string;
+  /** Why it was refused, when the error says (authorization errors). */
+  reason?: string;
   cause?: ToolErrorCause;
 };
 
@@ -42,6 +46,8 @@ export type ToolErrorResult = {
 const MAX_CAUSE_DEPTH = 3;
 const STATUS_FIELDS = ['status', 'statusCode'] as const;
 const DATA_FIELDS = ['validationErrors', 'issues', 'actualOutput'] as const;
+const TEXT_FIELDS = ['serverName', 'reason'] as const;
+const MAX_TEXT_FIELD_CHARS = 2_000;
 
 /** Builds the model-visible payload of a failed tool call. Never throws, whatever was thrown. */
 export function buildToolErrorResult(error: unknown, toolCallId: string, toolName: string): ToolErrorResult {
@@ -53,6 +59,10 @@ export function buildToolErrorResult(error: unknown, toolCallId: string, toolNam
     for (const key of DATA_FIELDS) {
       const value = Object.hasOwn(error, key) ? toJsonValue((error as Record<string, unknown>)[key]) : undefined;
       if (value !== undefined) result[key] = redactSecretsDeep(value);
+    }
+    for (const key of TEXT_FIELDS) {
+      const value = Object.hasOwn(error, key) ? (error as Record<string, unknown>)[key] : undefined;
+      if (typeof value === 'string') result[key] = redactSecrets(value.slice(0, MAX_TEXT_FIELD_CHARS));
     }
     const cause = describeCause((error as { cause?: unknown }).cause, 1);
     if (cause) result.cause = cause;
