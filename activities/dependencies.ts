@@ -4,7 +4,8 @@ import type { Agent } from '../src/agent/agent.js';
 import type { AgentRegistry } from '../src/agent/registry.js';
 import type { ToolManager } from '../src/tool/tool-manager.js';
 import type { ProviderRegistry } from '../src/models/provider-registry.js';
-import { FailureType, type RunContextData, type RunRef } from '../src/protocol/index.js';
+import { FailureType, type McpListingRef, type RunContextData, type RunRef } from '../src/protocol/index.js';
+import type { McpRuntime } from './mcp-runtime.js';
 import type { WorkerLimits } from './limits.js';
 import { type TranscriptCache } from './transcripts.js';
 
@@ -18,6 +19,21 @@ export interface ActivityDependencies {
   limits: WorkerLimits;
   /** Streaming tools report progress to their run at most this often. */
   progressIntervalMs: number;
+  /** The worker's MCP connections and recorded listings. */
+  mcp: McpRuntime;
+  /** How long an MCP tool activity holds its call open waiting for a person before the run waits instead. */
+  elicitationHoldMs: number;
+}
+
+/** The run's tools: the agent's own, resolved for the run, plus the MCP tools of the listings the run recorded. */
+export async function runToolSet(
+  deps: ActivityDependencies,
+  agent: Agent,
+  ref: RunRef,
+  run: RunContextData,
+  mcp: McpListingRef[] | undefined,
+): Promise<ToolManager> {
+  return await deps.mcp.runTools(agent, ref, await deps.runTools.get(agent, ref, run), mcp);
 }
 
 /** Looks an agent up, failing the activity without retries when the worker does not host it. */

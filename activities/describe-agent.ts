@@ -51,6 +51,14 @@ export function createDescribeAgent(deps: ActivityDependencies) {
         ? { generateActivity: toJsonValue(agent.activity.generate) as GenerateActivityOptions }
         : {}),
       ...(prompt.retrieverError !== undefined ? { retrieverError: prompt.retrieverError } : {}),
+      ...(agent.mcp && agent.mcp.serverNames.length > 0
+        ? {
+            mcp: {
+              servers: [...agent.mcp.serverNames],
+              ...(agent.elicitationTimeoutMs !== undefined ? { elicitationTimeoutMs: agent.elicitationTimeoutMs } : {}),
+            },
+          }
+        : {}),
     };
   };
 }

@@ -5,7 +5,11 @@ import { runToolPipeline } from '../src/tool/pipeline.js';
 import { getGlobalLogger } from '../src/logger.js';
 import { createToolExecuteOptions } from '../src/tool/execute-options.js';
 import { toJsonValue } from '../src/tool/json-safe.js';
-import type { ToolCheckpoint } from '../src/tool/tool.js';
+import type { AnyTool, ToolCheckpoint } from '../src/tool/tool.js';
+import type { Agent } from '../src/agent/agent.js';
+import { DEFAULT_MCP_TIMEOUT_MS } from '../src/mcp/server-operations.js';
+import { mcpToolOrigin } from '../src/mcp/tools-from-listing.js';
+import type { McpCallScope } from './mcp-runtime.js';
 import { CheckpointTooLargeError } from '../src/tool/errors/checkpoint-too-large-error.js';
 import {
   FailureType,
@@ -16,7 +20,8 @@ import {
   type JsonValue,
   type ToolResultOutput,
 } from '../src/protocol/index.js';
-import { type ActivityDependencies, requireAgent, toToolContext } from './dependencies.js';
+import { type ActivityDependencies, requireAgent, runToolSet, toToolContext } from './dependencies.js';
+import { ElicitationPending, runElicitationHandler } from './mcp-elicitation.js';
 import { startHeartbeating } from './heartbeat.js';
 import { ProgressReporter } from './progress.js';
 
@@ -40,7 +45,7 @@ export function createExecuteTool(deps: ActivityDependencies) {
         input.messageCount,
         input.mark ? { mark: input.mark } : {},
       );
-      const tools = await deps.runTools.get(agent, input.run, transcript.run);
+      const tools = await runToolSet(deps, agent, input.run, transcript.run, input.mcp);
       const check = await checkToolCall(tools, input.toolName, input.args);
       if (check.kind !== 'valid') {
         // The generate activity checked this call; a mismatch means the worker's tools changed mid-run.
@@ -58,37 +63,50 @@ export function createExecuteTool(deps: ActivityDependencies) {
       else ctx.cancellationSignal.addEventListener('abort', onCancel, { once: true });
 
       const progress = new ProgressReporter(input.run, input.toolCallId, deps.progressIntervalMs);
+      const scope = mcpCallScope(deps, agent, input, check.tool, abortController, progress);
       try {
-        const outcome = await runToolPipeline({
-          tool: check.tool,
-          args: check.args,
-          toolCallId: input.toolCallId,
-          agent: { name: agent.name },
-          agentHooks: agent.hooks,
-          ...(resumeFrom ? { resumeFrom } : {}),
-          onPreliminary: (value, seq) => {
-            // The checkpoint is the heartbeat: a retried attempt gets it back as `options.checkpoint`.
-            const json = toJson(value);
-            const bytes = jsonBytes(json);
-            if (bytes > deps.limits.checkpointBytes) {
-              throw new CheckpointTooLargeError(input.toolName, bytes, deps.limits.checkpointBytes);
-            }
-            checkpoint = { seq, value: json };
-            heartbeat.beat();
-            progress.report(seq, checkpoint.value as JsonValue);
-          },
-          options: createToolExecuteOptions({
-            ...toToolContext(transcript.run),
-            toolName: input.toolName,
-            toolCallId: input.toolCallId,
-            messages: transcript.messages,
-            operationId: input.run.workflowId,
-            abortController,
-            attempt: ctx.info.attempt,
-            ...(resumeFrom ? { checkpoint: resumeFrom } : {}),
-            idempotencyKey: input.idempotencyKey,
-          }),
-        });
+        const outcome = await deps.mcp
+          .withCallScope(scope, () =>
+            runToolPipeline({
+              tool: check.tool,
+              args: check.args,
+              toolCallId: input.toolCallId,
+              agent: { name: agent.name },
+              agentHooks: agent.hooks,
+              ...(resumeFrom ? { resumeFrom } : {}),
+              onPreliminary: (value, seq) => {
+                // The checkpoint is the heartbeat: a retried attempt gets it back as `options.checkpoint`.
+                const json = toJson(value);
+                const bytes = jsonBytes(json);
+                if (bytes > deps.limits.checkpointBytes) {
+                  throw new CheckpointTooLargeError(input.toolName, bytes, deps.limits.checkpointBytes);
+                }
+                checkpoint = { seq, value: json };
+                heartbeat.beat();
+                progress.report(seq, checkpoint.value as JsonValue);
+              },
+              options: createToolExecuteOptions({
+                ...toToolContext(transcript.run),
+                toolName: input.toolName,
+                toolCallId: input.toolCallId,
+                messages: transcript.messages,
+                operationId: input.run.workflowId,
+                abortController,
+                attempt: ctx.info.attempt,
+                ...(resumeFrom ? { checkpoint: resumeFrom } : {}),
+                idempotencyKey: input.idempotencyKey,
+              }),
+            }),
+          )
+          .catch((error: unknown) => {
+            // The tool's MCP server asked a person something and the hold ended: the run waits, then re-issues.
+            const reason: unknown = abortController.signal.reason;
+            if (ElicitationPending.isInstance(reason) && !ctx.cancellationSignal.aborted) return reason;
+            throw error;
+          });
+        if (ElicitationPending.isInstance(outcome)) {
+          return { version: 1, kind: 'elicitation-pending', elicitationId: outcome.elicitationId };
+        }
         if (outcome.kind === 'denied') {
           const { error } = outcome;
           return {
@@ -110,7 +128,7 @@ export function createExecuteTool(deps: ActivityDependencies) {
           ...(check.tool.toModelOutput ? { modelOutput: outcome.modelOutput } : {}),
           outputId: randomUUID(),
         });
-        if (result.kind !== 'denied') {
+        if (result.kind === 'ok' || result.kind === 'error') {
           // What the workflow will put in the transcript: the next model call on this worker needs no query.
           deps.transcripts.rememberToolOutput(
             input.run,
@@ -127,6 +145,39 @@ export function createExecuteTool(deps: ActivityDependencies) {
     } finally {
       heartbeat.stop();
     }
+  };
+}
+
+/**
+ * What an MCP tool's call needs from this activity: a request timeout that ends before the activity's own, an
+ * elicitation handler that puts the server's questions to the run (holding the call open for a while, then letting
+ * the run wait), and progress reported like a streaming tool's. Undefined for other tools.
+ */
+function mcpCallScope(
+  deps: ActivityDependencies,
+  agent: Agent,
+  input: ExecuteToolInput,
+  tool: AnyTool,
+  abort: AbortController,
+  progress: ProgressReporter,
+): McpCallScope | undefined {
+  const origin = mcpToolOrigin(tool);
+  if (!origin) return undefined;
+  const info = Context.current().info;
+  // What is left of this attempt's start-to-close, with a margin to report the outcome.
+  const remaining = info.startToCloseTimeoutMs - (Date.now() - info.currentAttemptScheduledTimestampMs) - 5_000;
+  const serverTimeout = agent.mcp?.timeoutOf(origin.serverName) ?? DEFAULT_MCP_TIMEOUT_MS;
+  let seq = 0;
+  return {
+    timeoutMs: Math.max(1_000, Math.min(serverTimeout, remaining)),
+    onElicitation: runElicitationHandler({
+      run: input.run,
+      toolCallId: input.toolCallId,
+      toolName: input.toolName,
+      holdUntil: Date.now() + Math.max(0, Math.min(deps.elicitationHoldMs, remaining)),
+      abort,
+    }),
+    onProgress: (update) => progress.report(++seq, toJson(update)),
   };
 }
 
@@ -149,8 +200,12 @@ function toJson(value: unknown): JsonValue {
  * Flags an output that would exceed Temporal's payload limits before it is recorded. The model gets an error
  * naming the tool and the size; the run goes on.
  */
-function sizeChecked(toolName: string, maxBytes: number, result: ExecuteToolResult): ExecuteToolResult {
-  const bytes = Buffer.byteLength(JSON.stringify(result));
+function sizeChecked(
+  toolName: string,
+  maxBytes: number,
+  result: Extract<ExecuteToolResult, { kind: 'ok' | 'error' }>,
+): Extract<ExecuteToolResult, { kind: 'ok' | 'error' }> {
+  const bytes = jsonBytes(result);
   if (bytes <= maxBytes) return result;
   const message =
     `Tool '${toolName}' returned ${bytes} bytes, over the ${maxBytes}-byte limit for a recorded tool result. ` +
@@ -158,7 +213,7 @@ function sizeChecked(toolName: string, maxBytes: number, result: ExecuteToolResu
   getGlobalLogger().warn(message);
   return {
     version: 1,
-    outputId: result.kind === 'denied' ? randomUUID() : result.outputId,
+    outputId: result.outputId,
     kind: 'error',
     output: { error: true, name: 'ToolOutputTooLargeError', message, toolName, code: FailureType.ToolOutputTooLarge },
   };

@@ -24,7 +24,7 @@ import {
   type ToolActivityOptions,
   type TranscriptMessage,
 } from '../src/protocol/index.js';
-import { type ActivityDependencies, requireAgent, toToolContext } from './dependencies.js';
+import { type ActivityDependencies, requireAgent, runToolSet, toToolContext } from './dependencies.js';
 import { startHeartbeating } from './heartbeat.js';
 import { capToolCalls, overflowMessage } from './response-limits.js';
 
@@ -58,7 +58,7 @@ async function generateStep(
     ...(input.delta ? { delta: input.delta } : {}),
     ...(input.mark ? { mark: input.mark } : {}),
   });
-  const tools = await deps.runTools.get(agent, input.run, transcript.run);
+  const tools = await runToolSet(deps, agent, input.run, transcript.run, input.mcp);
   const specs: ToolSpec[] = tools.getAllToolNames().flatMap((name) => tools.getToolSpec(name) ?? []);
   const [first, ...rest] = transcript.messages;
   const system = first?.role === 'system' && typeof first.content === 'string' ? first.content : undefined;
@@ -87,6 +87,10 @@ async function generateStep(
     finishReason: response.finishReason,
     usage: response.usage,
   };
+  const stale = (input.mcp ?? []).filter(
+    (ref) => agent.mcp?.isListingStale(ref.server, ref.version, { pool: deps.mcp.pool }) === true,
+  );
+  if (stale.length > 0) result.staleMcpServers = stale.map((ref) => ref.server);
   checkResponseSize(result, deps.limits.modelResponseBytes);
   deps.transcripts.append(input.run, input.messageCount, result.messages, result.responseId);
   return result;

@@ -6,6 +6,8 @@ import { createDescribeAgent } from './describe-agent.js';
 import { createExecuteTool } from './execute-tool.js';
 import { createGenerate } from './generate.js';
 import { resolveWorkerLimits, type WorkerLimits } from './limits.js';
+import { createMcpListTools } from './mcp-list-tools.js';
+import { McpRuntime } from './mcp-runtime.js';
 import { TranscriptCache, type TranscriptCacheLimits } from './transcripts.js';
 
 /** Options of `createActivities`. */
@@ -20,6 +22,13 @@ export interface CreateActivitiesOptions {
   progressIntervalMs?: number;
   /** Bounds of the worker's transcript cache (what it lacks, an activity reads through the run's query). */
   transcriptCache?: TranscriptCacheLimits;
+  /** The worker's MCP connections (default: a new pool, closed with `closeActivities`). */
+  mcp?: McpRuntime;
+  /**
+   * How long an MCP tool call is held open while its server waits for a person's answer; then the activity ends and
+   * the run waits (not counted against the tool's timeouts) and re-issues the call. Default 60 s.
+   */
+  elicitationHoldMs?: number;
 }
 
 /**
@@ -37,11 +46,14 @@ export function createActivities(options: CreateActivitiesOptions) {
       ...options.limits,
     }),
     progressIntervalMs: options.progressIntervalMs ?? 500,
+    mcp: options.mcp ?? new McpRuntime(),
+    elicitationHoldMs: options.elicitationHoldMs ?? 60_000,
   };
   return {
     describeAgent: createDescribeAgent(deps),
     authorizeDecision: createAuthorizeDecision(deps),
     generate: createGenerate(deps),
     executeTool: createExecuteTool(deps),
+    mcpListTools: createMcpListTools(deps),
   };
 }

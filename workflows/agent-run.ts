@@ -25,6 +25,7 @@ import {
 import { generateActivityOptions } from './activity-options.js';
 import { continueAsNewIfPossible, shouldContinueAsNew } from './continuation.js';
 import { registerHandlers } from './handlers.js';
+import { listMcpServers } from './mcp.js';
 import { PATCHES } from './patches.js';
 import { AgentRunState } from './run-state.js';
 import { settleToolCalls } from './tool-calls.js';
@@ -62,11 +63,11 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
   const state = new AgentRunState(input, { bound: patched(PATCHES.boundedClientInput) });
   registerHandlers(state);
   try {
-    const description = input.continuation?.description ?? (await describe(state, input));
-    state.approvals.setEarlyDecisions(description.approval.earlyDecisions === true);
-    const { generate } = proxyActivities<Activities>(generateActivityOptions(description));
     const { workflowId, runId } = workflowInfo();
     const run: RunRef = { workflowId, runId };
+    const description = input.continuation?.description ?? (await describe(state, input, run));
+    state.approvals.setEarlyDecisions(description.approval.earlyDecisions === true);
+    const { generate } = proxyActivities<Activities>(generateActivityOptions(description));
     const maxSteps = input.maxSteps ?? description.maxSteps;
     let stopReason: StopReason = 'max-steps';
     let delta: TranscriptDelta | undefined;
@@ -80,6 +81,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
         messageCount: state.messages.length,
         ...(delta ? { delta } : {}),
         ...(mark ? { mark } : {}),
+        ...(state.listingRefs().length > 0 ? { mcp: state.listingRefs() } : {}),
       });
       mark = { at: state.messages.length, responseId: generated.responseId };
       const args = state.recordResponse(step, generated);
@@ -103,6 +105,8 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
         stopReason = 'completed';
         break;
       }
+      // A server said its tools changed (`tools/list_changed`): the next model call sees its new listing.
+      if (generated.staleMcpServers?.length) await listMcpServers(state, description, run, generated.staleMcpServers);
       if (state.steps.length < maxSteps && shouldContinueAsNew(input)) {
         await continueAsNewIfPossible(state, input, description);
       }
@@ -114,12 +118,17 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
   }
 }
 
-/** Records what the run needs to know about its agent (a local activity), and the run's first messages. */
-async function describe(state: AgentRunState, input: AgentRunInput): Promise<AgentDescription> {
+/**
+ * Records what the run needs to know about its agent (a local activity) and the run's first messages, then lists
+ * the agent's MCP servers (an activity per server).
+ */
+async function describe(state: AgentRunState, input: AgentRunInput, run: RunRef): Promise<AgentDescription> {
   state.events.emit({ type: 'run-started', agentName: input.agentName });
   const description = await describeAgent({ agentName: input.agentName, input: input.input, run: state.run });
   if (description.retrieverError) state.events.emit({ type: 'retriever-error', message: description.retrieverError });
   state.begin(description.systemPrompt, initialMessages(input.input));
+  state.elicitationTimeoutMs ??= description.mcp?.elicitationTimeoutMs;
+  if (description.mcp?.servers.length) await listMcpServers(state, description, run, description.mcp.servers);
   return description;
 }
 

@@ -50,6 +50,8 @@ export async function continueAsNewIfPossible(
     approvals: state.approvals.history(),
     earlyApprovals: state.approvals.early(),
     earlyToolResults: state.clientTools.early(),
+    ...(state.listings().length > 0 ? { mcpListings: state.listings() } : {}),
+    ...(state.elicitations.records().length > 0 ? { elicitations: state.elicitations.records() } : {}),
     generation,
   };
   const next = nextInput(input, continuation);

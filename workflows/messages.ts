@@ -2,6 +2,11 @@
 // workflow registers handlers for all of them before its first await.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type {
+  ElicitationRecord,
+  ElicitationRequest,
+  ElicitationResponse,
+  ElicitationStatus,
+  McpListingRecord,
   ApprovalDecision,
   ApprovalRecord,
   RunEvent,
@@ -44,4 +49,29 @@ export const eventsQuery = defineQuery<RunEvent[], [after: number, limit?: numbe
  */
 export const transcriptQuery = defineQuery<TranscriptSlice, [from: number, to?: number, fromPart?: number]>(
   'durable-agent.transcript',
+);
+
+/**
+ * An MCP server asked a person something during a tool call: sent by the tool activity. The run records the question
+ * once per id (a re-issued call asking again changes nothing) and lists it as a pending elicitation.
+ */
+export const elicitationRequestSignal = defineSignal<[ElicitationRequest]>('durable-agent.elicitation-request');
+
+/** Fire-and-forget answer to an elicitation. Invalid or duplicate answers are ignored. */
+export const elicitationResponseSignal = defineSignal<[ElicitationResponse]>('durable-agent.elicitation-response');
+
+/**
+ * An answer to an elicitation, validated before anything is recorded: unknown id, already answered, or content
+ * that does not match the requested schema are rejected. Resolves with the recorded answer.
+ */
+export const elicitationResponseUpdate = defineUpdate<ElicitationRecord, [ElicitationResponse]>(
+  'durable-agent.respond-to-elicitation',
+);
+
+/** Whether one of the run's questions is answered (asked by the tool activity that holds the call open). */
+export const elicitationQuery = defineQuery<ElicitationStatus, [id: string]>('durable-agent.elicitation');
+
+/** A listing the run recorded, by server and version (for workers that do not have it cached). */
+export const mcpListingQuery = defineQuery<McpListingRecord | null, [server: string, version: string]>(
+  'durable-agent.mcp-listing',
 );

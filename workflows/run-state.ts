@@ -9,6 +9,9 @@ import {
   type CheckedToolCall,
   type GenerateResult,
   type JsonValue,
+  type McpListToolsResult,
+  type McpListingRecord,
+  type McpListingRef,
   type RunContextData,
   type RunState,
   type RunStatus,
@@ -21,6 +24,7 @@ import {
 } from '../src/protocol/index.js';
 import { ApprovalBook } from './approvals.js';
 import { ClientToolBook } from './client-tools.js';
+import { ElicitationBook } from './elicitations.js';
 import { EventLog } from './event-log.js';
 
 /**
@@ -41,6 +45,13 @@ export class AgentRunState {
   readonly messages: TranscriptMessage[];
   readonly steps: StepSummary[];
   readonly runningTools = new Map<string, RunningTool>();
+  readonly elicitations: ElicitationBook;
+  /** How long an MCP question waits for a person (set once the description is known). */
+  elicitationTimeoutMs: number | undefined;
+  /** The MCP listing in effect per server. */
+  private readonly mcpListings = new Map<string, McpListingRecord>();
+  /** Every listing this execution recorded, by `server@version` (a call in flight may still use an older one). */
+  private readonly mcpListingVersions = new Map<string, McpListingRecord>();
 
   /**
    * `bound`: the run follows v0.2.0's rules for what clients send (`PATCHES.boundedClientInput`): decisions bound to
@@ -63,6 +74,41 @@ export class AgentRunState {
     this.messages = carried ? [...carried.messages] : [];
     this.steps = carried ? [...carried.steps] : [];
     this.usage = carried?.usage ?? ZERO_USAGE;
+    this.elicitations = new ElicitationBook(carried?.elicitations ?? []);
+    this.elicitationTimeoutMs = input.elicitationTimeoutMs ?? carried?.description.mcp?.elicitationTimeoutMs;
+    for (const listing of carried?.mcpListings ?? []) this.keepListing(listing);
+  }
+
+  /** Records what `mcpListTools` found for a server (its tools from now on, or that it failed). */
+  recordListing(result: McpListToolsResult): void {
+    if (result.kind === 'failed') {
+      const { server, reason, message } = result;
+      this.events.emit({ type: 'mcp-server-failed', server, reason, message });
+      return;
+    }
+    const { server, version, tools, skipped } = result.listing;
+    this.keepListing(result.listing);
+    this.events.emit({ type: 'mcp-tools-listed', server, version, tools: tools.length, skipped: skipped.length });
+  }
+
+  /** The listings in effect, by reference (what model calls and tool calls are given). */
+  listingRefs(): McpListingRef[] {
+    return [...this.mcpListings.values()].map(({ server, version }) => ({ server, version }));
+  }
+
+  /** The listings in effect (carried over continue-as-new). */
+  listings(): McpListingRecord[] {
+    return [...this.mcpListings.values()];
+  }
+
+  /** A listing this execution recorded, for the MCP listing query. */
+  listingFor(server: string, version: string): McpListingRecord | null {
+    return this.mcpListingVersions.get(`${server}@${version}`) ?? null;
+  }
+
+  private keepListing(listing: McpListingRecord): void {
+    this.mcpListings.set(listing.server, listing);
+    this.mcpListingVersions.set(`${listing.server}@${listing.version}`, listing);
   }
 
   /** The answer of the state query. */
@@ -70,14 +116,14 @@ export class AgentRunState {
     // Previews: a person decides on what the state shows, and the full arguments are in the transcript.
     const pendingApprovals = this.approvals.list().map((p) => ({ ...p, args: previewOutput(p.args) }));
     const pendingToolResults = this.clientTools.list();
-    const waiting = pendingApprovals.length > 0 || pendingToolResults.length > 0;
+    const waiting = pendingApprovals.length > 0 || pendingToolResults.length > 0 || this.elicitations.list().length > 0;
     return {
       status: this.status === 'running' && waiting ? 'waiting' : this.status,
       step: this.steps.length,
       usage: this.usage,
       pendingApprovals,
       pendingToolResults,
-      pendingElicitations: [],
+      pendingElicitations: this.elicitations.list(),
       runningTools: [...this.runningTools.values()],
       messageCount: this.messages.length,
       lastEventSeq: this.events.lastSeq,
@@ -177,6 +223,7 @@ export class AgentRunState {
     this.status = 'cancelled';
     this.approvals.abandon();
     this.clientTools.abandon();
+    this.elicitations.abandon();
     this.events.emit({ type: 'cancelled' });
   }
 
@@ -185,6 +232,7 @@ export class AgentRunState {
     this.status = 'failed';
     this.approvals.abandon();
     this.clientTools.abandon();
+    this.elicitations.abandon();
     this.events.emit({ type: 'failed', message, ...(errorType ? { errorType } : {}) });
   }
 }

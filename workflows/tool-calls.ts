@@ -2,6 +2,7 @@ import { condition, patched, proxyActivities, proxyLocalActivities, uuid4, workf
 import type { createActivities } from '../activities/index.js';
 import {
   DEFAULT_TOOL_CONCURRENCY,
+  MAX_ELICITATION_REISSUES,
   defaultModelOutput,
   jsonBytes,
   previewOutput,
@@ -236,29 +237,41 @@ async function awaitClientResult(ctx: StepContext, call: ValidCall, args: JsonVa
   return answer(ctx, call, output, 'client-result', submission.output);
 }
 
-/** Runs the tool in its own `executeTool` activity, with the tool's activity options, once a slot is free. */
+/**
+ * Runs the tool in its own `executeTool` activity, with the tool's activity options, once a slot is free. An MCP
+ * tool whose server waits for a person's answer may end its activity early (`elicitation-pending`): the run waits for
+ * the answer — not counted against the tool's timeouts — and runs the call again, answered from the record.
+ */
 async function executeCall(ctx: CallContext, call: ValidCall, args: JsonValue): Promise<SettledCall> {
   const { state, step, run } = ctx;
   const { toolCallId, toolName } = call;
   const slot = ctx.slots.acquire();
   if (slot) await slot;
   const { executeTool } = proxyActivities<Activities>(toolActivityOptions(ctx.description, call));
+  const mcp = state.listingRefs();
   state.toolStarted(step, call);
   let result;
   try {
-    result = await executeTool({
-      agentName: ctx.description.agentName,
-      run,
-      step,
-      messageCount: ctx.messageCount,
-      toolCallId,
-      toolName,
-      args,
-      // Stable across activity retries and replays, unique per tool call and run: a reused workflow id starts a
-      // run with another first execution id.
-      idempotencyKey: `${run.workflowId}:${workflowInfo().firstExecutionRunId}:${step}:${toolCallId}`,
-      mark: ctx.mark,
-    });
+    for (let reissues = 0; ; reissues++) {
+      result = await executeTool({
+        agentName: ctx.description.agentName,
+        run,
+        step,
+        messageCount: ctx.messageCount,
+        toolCallId,
+        toolName,
+        args,
+        // Stable across activity retries and replays, unique per tool call and run: a reused workflow id starts a
+        // run with another first execution id.
+        idempotencyKey: `${run.workflowId}:${workflowInfo().firstExecutionRunId}:${step}:${toolCallId}`,
+        mark: ctx.mark,
+        ...(mcp.length > 0 ? { mcp } : {}),
+      });
+      if (result.kind !== 'elicitation-pending') break;
+      if (reissues >= MAX_ELICITATION_REISSUES) return answer(ctx, call, reissueLimit(), 'error', reissueLimit().value);
+      const { elicitationId } = result;
+      await condition(() => state.elicitations.isAnswered(elicitationId));
+    }
   } finally {
     state.toolFinished(toolCallId);
     ctx.slots.release();
@@ -269,4 +282,13 @@ async function executeCall(ctx: CallContext, call: ValidCall, args: JsonValue): 
   }
   const output = result.modelOutput ?? defaultModelOutput(result.output);
   return { ...answer(ctx, call, output, result.kind, result.output), outputId: result.outputId };
+}
+
+function reissueLimit(): { type: 'error-text'; value: string } {
+  return {
+    type: 'error-text',
+    value:
+      `The tool's MCP server kept asking new questions: the call was run ${MAX_ELICITATION_REISSUES + 1} times ` +
+      'waiting for answers, and was given up.',
+  };
 }

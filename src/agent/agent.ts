@@ -8,6 +8,7 @@ import { ToolManager } from '../tool/tool-manager.js';
 import type { AnyTool } from '../tool/tool.js';
 import type { ToolItem } from '../tool/toolkit.js';
 import { durationToMs } from './duration.js';
+import type { MCPConfiguration } from '../mcp/configuration.js';
 import { mergeRunTools } from './run-tools.js';
 import { assembleSystemPrompt } from './system-prompt.js';
 import type {
@@ -62,7 +63,9 @@ export class Agent {
   readonly activity?: AgentOptions['activity'];
   /** `approval.timeout` in milliseconds; undefined when approvals wait forever. */
   readonly approvalTimeoutMs?: number;
-  readonly mcp?: unknown;
+  readonly mcp?: MCPConfiguration;
+  /** `elicitation.timeout` in ms; undefined when MCP questions wait forever. */
+  readonly elicitationTimeoutMs?: number;
   private readonly toolManager: ToolManager;
   private readonly dynamicTools?: DynamicTools;
 
@@ -82,12 +85,6 @@ export class Agent {
           'Remove it (the agent then offers its tools directly) or upgrade.',
       );
     }
-    if (options.mcp !== undefined) {
-      throw new Error(
-        `Agent '${options.name}': mcp servers are not supported by this version of durable-agent yet. ` +
-          'Remove the option, or upgrade.',
-      );
-    }
     this.toolRouting = options.toolRouting;
     this.retriever = options.retriever;
     this.hooks = options.hooks ?? {};
@@ -104,6 +101,9 @@ export class Agent {
     this.activity = options.activity;
     if (options.approval?.timeout !== undefined) this.approvalTimeoutMs = durationToMs(options.approval.timeout);
     this.mcp = options.mcp;
+    if (options.elicitation?.timeout !== undefined) {
+      this.elicitationTimeoutMs = durationToMs(options.elicitation.timeout);
+    }
     this.toolManager = new ToolManager(Array.isArray(options.tools) ? options.tools : []);
     for (const toolkit of options.toolkits ?? []) this.toolManager.addToolkit(toolkit);
     if (typeof options.tools === 'function') this.dynamicTools = options.tools;

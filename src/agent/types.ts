@@ -6,6 +6,7 @@ import type { AgentToolHooks } from '../tool/agent-hooks.js';
 import type { Retriever } from '../tool/retriever/types.js';
 import type { ToolItem, Toolkit } from '../tool/toolkit.js';
 import type { Agent } from './agent.js';
+import type { MCPConfiguration } from '../mcp/configuration.js';
 import type { ToolRoutingConfig } from '../routing/types.js';
 
 /** The run-scoped data an agent's dynamic parts (tools, instructions, retriever) are evaluated with. */
@@ -81,6 +82,12 @@ export interface AgentOptions {
    * 30 s, 8 attempts), `tools` as defaults under each tool's own `activity` options.
    */
   activity?: { generate?: GenerateActivityOptions; tools?: ToolActivityOptions };
-  /** MCP servers whose tools the agent uses (an `MCPConfiguration`); listed and called by the durable runtime. */
-  mcp?: unknown;
+  /**
+   * MCP servers whose tools the agent uses. In a durable run each server is listed once per run (an activity per
+   * server, recorded in history) and each call of one of its tools is its own tool activity; the configuration, with
+   * its secrets, stays on the worker.
+   */
+  mcp?: MCPConfiguration;
+  /** MCP questions to people: how long one waits before the server is told `cancel` (ms or e.g. `'24h'`). */
+  elicitation?: { timeout?: string | number };
 }

@@ -9,6 +9,9 @@ import {
   type AgentRunOutput,
   type ApprovalDecision,
   type ApprovalRecord,
+  type ElicitationContent,
+  type ElicitationRecord,
+  type ElicitationResponse,
   type JsonValue,
   type RunEvent,
   type RunState,
@@ -18,6 +21,8 @@ import {
 import {
   approvalSignal,
   approvalUpdate,
+  elicitationResponseSignal,
+  elicitationResponseUpdate,
   eventsQuery,
   stateQuery,
   toolResultUpdate,
@@ -146,6 +151,30 @@ export class AgentRun {
         args: [{ toolCallId, output, ...(options.isError ? { isError: true } : {}) }],
       }),
     );
+  }
+
+  /**
+   * Answers an MCP elicitation (a question a tool's server asked a person): `accept` with `content` matching the
+   * question's schema, `decline`, or `cancel`. As an update (default) the run rejects an unknown id, an answered one,
+   * or content that does not fit, before recording anything; resolves with the recorded answer. The tool's call
+   * continues with it, or is run again and answered from the record if its worker stopped waiting.
+   */
+  async respondToElicitation(
+    id: string,
+    answer: { action: 'accept' | 'decline' | 'cancel'; content?: ElicitationContent },
+    options: { responder?: string; signal?: boolean } = {},
+  ): Promise<ElicitationRecord | undefined> {
+    const response: ElicitationResponse = {
+      id,
+      action: answer.action,
+      ...(answer.content !== undefined ? { content: answer.content } : {}),
+      ...(options.responder !== undefined ? { responder: options.responder } : {}),
+    };
+    if (options.signal) {
+      await this.handle.signal(elicitationResponseSignal, response);
+      return undefined;
+    }
+    return await rejectionsExplained(this.handle.executeUpdate(elicitationResponseUpdate, { args: [response] }));
   }
 
   /** Cancels the run (Temporal cancellation): running tools see their abort signal, no pending tool runs. */

@@ -74,6 +74,11 @@ export class MCPConfiguration<K extends string = string> {
     this.pool = options.pool ?? new McpConnectionPool(options.poolOptions);
   }
 
+  /** A server's configured MCP request timeout in ms, if it sets one. */
+  timeoutOf(serverName: K): number | undefined {
+    return this.target(serverName).config.timeout;
+  }
+
   /** The configured server names, in configuration order. */
   get serverNames(): K[] {
     return Object.keys(this.servers) as K[];

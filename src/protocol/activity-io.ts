@@ -1,5 +1,5 @@
 import type { AgentDescription, RunContextData, ToolActivityOptions } from './descriptor.js';
-import type { JsonValue } from './json.js';
+import type { JsonObject, JsonValue } from './json.js';
 import type { ApprovalDecision, PendingApproval } from './run.js';
 import type { ToolResultOutput, TranscriptMessage } from './messages.js';
 
@@ -36,7 +36,53 @@ export interface GenerateInput {
   delta?: TranscriptDelta;
   /** The latest model response the run recorded, so a worker can tell whether its cached copy is that one. */
   mark?: TranscriptMark;
+  /** The MCP listings the run recorded (by version): their tools are offered besides the agent's own. */
+  mcp?: McpListingRef[];
 }
+
+/** A server's tool listing as a run recorded it, by content version (equal versions list equal tools). */
+export interface McpListingRef {
+  server: string;
+  version: string;
+}
+
+/** One remote tool of a recorded listing (plain JSON; tools are rebuilt from it on any worker). */
+export interface McpToolRecord {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: JsonObject;
+  outputSchema?: JsonObject;
+  annotations?: {
+    title?: string;
+    readOnlyHint?: boolean;
+    destructiveHint?: boolean;
+    idempotentHint?: boolean;
+    openWorldHint?: boolean;
+  };
+}
+
+/** A server's listing as recorded in history by `mcpListTools`. */
+export interface McpListingRecord extends McpListingRef {
+  tools: McpToolRecord[];
+  /** Tools left out (too many, too large, unconvertible names), with the reason. */
+  skipped: Array<{ name: string; reason: string }>;
+}
+
+/** Input of `mcpListTools`: one server of the run's agent. */
+export interface McpListToolsInput {
+  agentName: string;
+  run: RunRef;
+  server: string;
+  /** The run's user and context, for an authorization that filters tools on discovery. */
+  userId?: string;
+  context: RunContextData['context'];
+}
+
+/** Output of `mcpListTools`: the listing, or why the server could not be listed (the run goes on without it). */
+export type McpListToolsResult =
+  | { version: 1; kind: 'listed'; listing: McpListingRecord }
+  | { version: 1; kind: 'failed'; server: string; reason: string; message: string };
 
 /** Where the run's latest recorded model response starts in the transcript, and which response it is. */
 export interface TranscriptMark {
@@ -108,6 +154,8 @@ export interface GenerateResult {
   toolCalls: CheckedToolCall[];
   finishReason: string;
   usage: Usage;
+  /** MCP servers whose recorded listing this worker knows to be out of date (`tools/list_changed`). */
+  staleMcpServers?: string[];
 }
 
 /** Input of `executeTool`. */
@@ -124,6 +172,8 @@ export interface ExecuteToolInput {
   idempotencyKey: string;
   /** See {@link GenerateInput.mark}. */
   mark?: TranscriptMark;
+  /** See {@link GenerateInput.mcp}. */
+  mcp?: McpListingRef[];
 }
 
 /**
@@ -139,7 +189,13 @@ export type ExecuteToolResult =
       /** Unique per attempt: tells the worker caches which output the run recorded. */
       outputId: string;
     }
-  | { version: 1; kind: 'denied'; error: ToolDeniedData };
+  | { version: 1; kind: 'denied'; error: ToolDeniedData }
+  /**
+   * An MCP server asked a person something, and nobody answered while the activity held the call open: the run
+   * waits for the answer (not counted against the tool's timeouts), then runs the call again; the server's repeated
+   * question is answered from the record.
+   */
+  | { version: 1; kind: 'elicitation-pending'; elicitationId: string };
 
 /** A `ToolDeniedError` as data, so it can end the run with code and HTTP status intact. */
 export interface ToolDeniedData {

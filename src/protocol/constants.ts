@@ -10,6 +10,12 @@ export const DEFAULT_MAX_STEPS = 10;
 /** Tool activities of one step that run at once, unless the agent sets `toolConcurrency`. */
 export const DEFAULT_TOOL_CONCURRENCY = 32;
 
+/** Attempts of `mcpListTools` before a server is reported as failed and the run goes on without it. */
+export const MCP_LIST_ATTEMPTS = 3;
+
+/** How often a tool call may be re-issued after waiting for an MCP elicitation answer before it gives up. */
+export const MAX_ELICITATION_REISSUES = 16;
+
 /** Continue-as-new once a run's history has this many events, if Temporal has not suggested it earlier. */
 export const DEFAULT_HISTORY_EVENT_BUDGET = 10_000;
 

@@ -75,6 +75,8 @@ export interface AgentDescription {
   toolActivity?: ToolActivityOptions;
   /** A retriever failure while building the system prompt; the run goes on without the context. */
   retrieverError?: string;
+  /** The agent's MCP servers (listed once per run by `mcpListTools`), and how long a question waits for a person. */
+  mcp?: { servers: string[]; elicitationTimeoutMs?: number };
 }
 
 /** The run-scoped data given to tools, hooks and approval functions. Serializable: it is stored in history. */

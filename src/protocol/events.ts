@@ -48,6 +48,25 @@ export type RunEventBody =
   | { type: 'approval-refused'; toolCallId: string; toolName: string; approver?: string; reason: string }
   | { type: 'tool-result-requested'; step: number; toolCallId: string; toolName: string; args: JsonValue }
   | { type: 'step-finished'; step: number; finishReason: string; usage: Usage }
+  | { type: 'mcp-tools-listed'; server: string; version: string; tools: number; skipped: number }
+  /** An MCP server could not be listed: the run goes on without its tools. */
+  | { type: 'mcp-server-failed'; server: string; reason: string; message: string }
+  | {
+      type: 'elicitation-requested';
+      id: string;
+      toolCallId: string;
+      toolName: string;
+      serverName: string;
+      message: string;
+      requestedSchema: JsonValue;
+    }
+  | {
+      type: 'elicitation-answered';
+      id: string;
+      action: 'accept' | 'decline' | 'cancel';
+      responder?: string;
+      timedOut?: boolean;
+    }
   | { type: 'continued-as-new'; generation: number }
   | { type: 'finished'; text: string; finishReason: string; stopReason: string }
   | { type: 'cancelled' }

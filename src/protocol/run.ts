@@ -3,6 +3,8 @@ import type { JsonValue } from './json.js';
 import type { TranscriptMessage } from './messages.js';
 import type { Usage } from './activity-io.js';
 import type { RunEvent } from './events.js';
+import type { McpListingRecord } from './activity-io.js';
+import type { ElicitationRecord, PendingElicitation } from './elicitation.js';
 
 /** Input of the `agentRun` workflow. Stored in history: no secrets here. */
 export interface AgentRunInput {
@@ -16,6 +18,8 @@ export interface AgentRunInput {
   maxSteps?: number;
   /** Overrides the agent's approval timeout for this run, in ms. */
   approvalTimeoutMs?: number;
+  /** Overrides how long an MCP question waits for a person in this run, in ms. */
+  elicitationTimeoutMs?: number;
   /** Continue-as-new after this many history events (Temporal's own suggestion also applies). */
   historyEventBudget?: number;
   /** Set by the workflow itself when it continues as new. */
@@ -34,6 +38,10 @@ export interface RunContinuation {
   earlyApprovals?: ApprovalDecision[];
   /** Client-side tool results received before the run asked for them. */
   earlyToolResults?: ToolResultSubmission[];
+  /** The MCP listings in effect. */
+  mcpListings?: McpListingRecord[];
+  /** Answers to MCP questions, kept so a re-issued call is answered from the record. */
+  elicitations?: ElicitationRecord[];
   generation: number;
 }
 
@@ -132,7 +140,7 @@ export interface RunState {
   usage: Usage;
   pendingApprovals: PendingApproval[];
   pendingToolResults: PendingToolResult[];
-  pendingElicitations: JsonValue[];
+  pendingElicitations: PendingElicitation[];
   runningTools: RunningTool[];
   messageCount: number;
   lastEventSeq: number;

@@ -28,6 +28,11 @@ export interface AgentWorkerOptions {
   limits?: Partial<WorkerLimits>;
   /** Same as `limits.toolOutputBytes` (kept for compatibility). */
   maxToolOutputBytes?: number;
+  /**
+   * How long an MCP tool call is held open while its server waits for a person's answer; then the run waits
+   * instead and re-issues the call. Default 60 s.
+   */
+  elicitationHoldMs?: number;
   /** Bounds of the worker's transcript cache (runs, bytes); `{ maxBytes: 1 }` caches nothing. */
   transcriptCache?: TranscriptCacheLimits;
   /** Streaming tools report progress to their run at most this often. Default 500 ms. */
@@ -61,6 +66,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     ...(options.maxToolOutputBytes !== undefined ? { maxToolOutputBytes: options.maxToolOutputBytes } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.transcriptCache ? { transcriptCache: options.transcriptCache } : {}),
+    ...(options.elicitationHoldMs !== undefined ? { elicitationHoldMs: options.elicitationHoldMs } : {}),
     ...(options.progressIntervalMs !== undefined ? { progressIntervalMs: options.progressIntervalMs } : {}),
   });
   return await Worker.create({

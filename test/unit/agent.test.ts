@@ -198,7 +198,6 @@ describe('Agent: system prompt', () => {
 
   it('refuses configuration the runtime does not support yet instead of ignoring it', () => {
     expect(() => new Agent({ name: 'r', instructions: '', toolRouting: {} })).toThrow(/toolRouting is not supported/);
-    expect(() => new Agent({ name: 'm', instructions: '', mcp: {} })).toThrow(/mcp servers are not supported/);
     expect(new Agent({ name: 'ok', instructions: '', toolRouting: false }).toolRouting).toBe(false);
   });
 });

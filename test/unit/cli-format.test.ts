@@ -218,7 +218,17 @@ describe('formatState', () => {
       ...base,
       status: 'running',
       pendingToolResults: [{ toolCallId: 'c3', toolName: 'pick_file', args: {}, step: 1 }],
-      pendingElicitations: [{ id: 'e1', message: 'Your name?' }],
+      pendingElicitations: [
+        {
+          id: 'e1',
+          message: 'Your name?',
+          toolCallId: 'c9',
+          toolName: 'fs_ask',
+          serverName: 'fs',
+          requestedSchema: { type: 'object' },
+          requestedAt: AT,
+        },
+      ],
       runningTools: [
         { toolCallId: 'c4', toolName: 'count_slowly', step: 1, startedAt: AT },
         {

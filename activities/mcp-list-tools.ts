@@ -1,0 +1,62 @@
+import { Context } from '@temporalio/activity';
+import { classifyMcpError } from '../src/mcp/classify-mcp-error.js';
+import { isMcpServerError } from '../src/mcp/errors/mcp-server-error.js';
+import { describeError } from '../src/mcp/describe-error.js';
+import {
+  MCP_LIST_ATTEMPTS,
+  type McpListToolsInput,
+  type McpListToolsResult,
+  type McpListingRecord,
+} from '../src/protocol/index.js';
+import { type ActivityDependencies, requireAgent } from './dependencies.js';
+import { startHeartbeating } from './heartbeat.js';
+import { boundedListing } from './mcp-runtime.js';
+
+/**
+ * Lists one MCP server's tools for a run, through the worker's connection pool, filtered for the run's user when
+ * the agent's authorization filters on discovery. The listing (bounded, secret-free) is recorded in history: the
+ * run's MCP tools come from it on every worker. A server that cannot be reached after the activity's retries is
+ * reported as failed, and the run goes on without it.
+ */
+export function createMcpListTools(deps: ActivityDependencies) {
+  return async function mcpListTools(input: McpListToolsInput): Promise<McpListToolsResult> {
+    const ctx = Context.current();
+    const agent = requireAgent(deps, input.agentName);
+    const config = agent.mcp;
+    if (!config || !config.serverNames.includes(input.server)) {
+      const message = `Agent '${agent.name}' has no MCP server '${input.server}' on this worker.`;
+      return { version: 1, kind: 'failed', server: input.server, reason: 'not-configured', message };
+    }
+    const heartbeat = startHeartbeating();
+    try {
+      const listing = await config.listServerTools(input.server, {
+        pool: deps.mcp.pool,
+        signal: ctx.cancellationSignal,
+        ...(input.userId !== undefined ? { userId: input.userId } : {}),
+        context: input.context,
+      });
+      const record: McpListingRecord = boundedListing({
+        server: input.server,
+        version: listing.version,
+        tools: listing.tools,
+        skipped: listing.skipped,
+      });
+      deps.mcp.remember(record);
+      return { version: 1, kind: 'listed', listing: record };
+    } catch (error) {
+      if (ctx.cancellationSignal.aborted) throw error;
+      // Retries are Temporal's: a transient failure is retried; the last attempt reports the server as failed.
+      const failure = classifyMcpError(error);
+      if (ctx.info.attempt < MCP_LIST_ATTEMPTS && !failure.nonRetryable) throw failure;
+      return {
+        version: 1,
+        kind: 'failed',
+        server: input.server,
+        reason: isMcpServerError(error) ? error.reason : 'unknown',
+        message: describeError(error),
+      };
+    } finally {
+      heartbeat.stop();
+    }
+  };
+}
