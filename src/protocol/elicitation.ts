@@ -105,15 +105,17 @@ function fieldProblem(field: string, schema: JsonObject, value: JsonValue): stri
   const options = Array.isArray(schema.enum) ? schema.enum : undefined;
   if (type === 'string' || (type === undefined && options)) {
     if (typeof value !== 'string') return `field '${field}' must be a string`;
-    if (options && !options.includes(value)) return `field '${field}' must be one of ${options.join(', ')}`;
+    if (options && !options.includes(value))
+      return `field '${field}' must be one of ${options.map((o) => JSON.stringify(o)).join(', ')}`;
     if (typeof schema.minLength === 'number' && value.length < schema.minLength) {
       return `field '${field}' must have at least ${schema.minLength} characters`;
     }
     if (typeof schema.maxLength === 'number' && value.length > schema.maxLength) {
       return `field '${field}' must have at most ${schema.maxLength} characters`;
     }
-    const format = typeof schema.format === 'string' ? FORMATS[schema.format] : undefined;
-    if (format && !format.test(value)) return `field '${field}' must be a valid ${String(schema.format)}`;
+    const formatName = typeof schema.format === 'string' ? schema.format : undefined;
+    const format = formatName ? FORMATS[formatName] : undefined;
+    if (format && !format.test(value)) return `field '${field}' must be a valid ${formatName}`;
     return undefined;
   }
   if (type === 'number' || type === 'integer') {
@@ -135,7 +137,8 @@ function fieldProblem(field: string, schema: JsonObject, value: JsonValue): stri
     const items = objectOf(schema.items);
     const allowed = Array.isArray(items?.enum) ? items.enum : undefined;
     const bad = allowed ? value.find((item) => !allowed.includes(item)) : undefined;
-    if (bad !== undefined) return `field '${field}' may only contain ${allowed!.join(', ')}`;
+    if (bad !== undefined)
+      return `field '${field}' may only contain ${allowed!.map((o) => JSON.stringify(o)).join(', ')}`;
     if (typeof schema.minItems === 'number' && value.length < schema.minItems) {
       return `field '${field}' needs at least ${schema.minItems} items`;
     }
