@@ -1,6 +1,7 @@
 import { Connection } from '@temporalio/client';
 import type { ConnectionSettings } from './connection-options.js';
 import { connectionFailure } from './connection-failure.js';
+import { nothingListens } from './diagnose-connection.js';
 import { toConnectOptions } from './to-connect-options.js';
 
 /** Options of {@link connectClient}. */
@@ -20,12 +21,26 @@ export async function connectClient(
   options: ConnectClientOptions = {},
 ): Promise<Connection> {
   const connectOptions = toConnectOptions(settings);
+  const connecting = Connection.connect({
+    ...connectOptions,
+    ...(options.connectTimeoutMs !== undefined ? { connectTimeout: options.connectTimeoutMs } : {}),
+  });
   try {
-    return await Connection.connect({
-      ...connectOptions,
-      ...(options.connectTimeoutMs !== undefined ? { connectTimeout: options.connectTimeoutMs } : {}),
-    });
+    // gRPC retries a refused connection until the connect timeout; a plain TCP connect tells at once.
+    const refusal = nothingListens(settings.address).then(async (refused) => (refused ? REFUSED : await connecting));
+    const first = await Promise.race([connecting, refusal]);
+    if (first === REFUSED) {
+      // The SDK keeps trying until its own timeout; close whatever it ends with.
+      connecting.then(
+        (connection) => connection.close(),
+        () => undefined,
+      );
+      throw new Error(`Connection refused at ${settings.address}`);
+    }
+    return first;
   } catch (error) {
     throw await connectionFailure(settings, connectOptions, error);
   }
 }
+
+const REFUSED = Symbol('refused');

@@ -115,6 +115,17 @@ function unexplained(error: unknown): Diagnosis {
   };
 }
 
+/**
+ * Whether the address certainly has nobody to talk to (connection refused, or a host name that does not
+ * resolve): a client can fail at once instead of retrying until its connect timeout, as the worker does.
+ */
+export async function nothingListens(address: string): Promise<boolean> {
+  const target = hostAndPort(address);
+  if (!target) return false;
+  const diagnosis = await probeTcp(target.host, target.port);
+  return diagnosis !== undefined && !diagnosis.problem.startsWith('nothing answered');
+}
+
 /** A TCP-level failure explained, or undefined when something accepts connections there. */
 async function probeTcp(host: string, port: number): Promise<Diagnosis | undefined> {
   const failure = await new Promise<NodeJS.ErrnoException | 'timeout' | undefined>((resolve) => {
