@@ -135,7 +135,7 @@ export class AgentRun {
       if (signal?.aborted) return;
       let batch: RunEvent[];
       try {
-        batch = await this.ask('the events query', () => this.handle.query(eventsQuery, after, 500), signal);
+        batch = await this.ask('the events query', () => this.handle.query(eventsQuery, after, 500), { signal });
       } catch (error) {
         if (signal?.aborted) return;
         throw error;
@@ -181,8 +181,7 @@ export class AgentRun {
             args: [{ toolCallId, output, ...(options.isError ? { isError: true } : {}) }],
           }),
         ),
-      undefined,
-      true,
+      { pending: true },
     );
   }
 
@@ -205,18 +204,24 @@ export class AgentRun {
     return await this.ask(
       approved ? 'the approval' : 'the denial',
       () => rejectionsExplained(this.handle.executeUpdate(approvalUpdate, { args: [decision] })),
-      undefined,
-      true,
+      { pending: true },
     );
   }
 
-  /** A request a worker answers, with the run's deadline (see `requestTimeoutMs`). */
-  private async ask<T>(request: string, call: () => Promise<T>, signal?: AbortSignal, pending = false): Promise<T> {
+  /**
+   * A request a worker answers, with the run's deadline (see `requestTimeoutMs`). `pending`: an update, which
+   * Temporal keeps past the deadline (the error says so).
+   */
+  private async ask<T>(
+    request: string,
+    call: () => Promise<T>,
+    options: { signal?: AbortSignal | undefined; pending?: boolean } = {},
+  ): Promise<T> {
     return await throughWorker(this.handle, call, {
       request,
       timeoutMs: this.requestTimeoutMs,
-      pending,
-      ...(signal ? { signal } : {}),
+      pending: options.pending === true,
+      ...(options.signal ? { signal: options.signal } : {}),
     });
   }
 }
