@@ -1,5 +1,6 @@
-# The durable-agent worker image: `npm run worker` (tsx worker.ts), configured by environment
-# (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE, OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL).
+# The durable-agent worker image: `npm run worker` (tsx worker.ts), configured by environment: Temporal's own
+# (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_*, or a mounted temporal.toml with
+# TEMPORAL_CONFIG_FILE and TEMPORAL_PROFILE), TEMPORAL_TASK_QUEUE, OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL.
 # Debian, not Alpine: the Temporal worker's native core ships for glibc.
 FROM node:24-bookworm-slim
 

@@ -4,19 +4,25 @@
 // shows that the run is still waiting, approves the email as a person would, and prints the answer and a summary.
 //
 // Options: --interactive (-i) asks you y/n for the approval; --verbose (-v) shows the workers' own logs.
-// Environment: TEMPORAL_ADDRESS (else an embedded dev server, data in .temporal/demo.sqlite), TEMPORAL_NAMESPACE,
-// TEMPORAL_TASK_QUEUE, OPENAI_API_KEY / OPENAI_BASE_URL / AGENT_MODEL (else the offline stand-in model).
+// Environment: Temporal's own configuration (TEMPORAL_ADDRESS, or a temporal.toml profile with an address, plus
+// TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_*, TEMPORAL_PROFILE); without an address, an embedded dev
+// server with its Web UI (data in .temporal/demo.sqlite). TEMPORAL_TASK_QUEUE; OPENAI_API_KEY / OPENAI_BASE_URL /
+// AGENT_MODEL (else the offline stand-in model).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { AgentClient } from '../src/client/agent-client.js';
 import type { AgentRun, AgentRunResult } from '../src/client/agent-run.js';
 import { createEventFormatter, formatDecision, formatValue } from '../src/cli/format.js';
+import { askApproval } from '../src/cli/inline-actions.js';
+import { createPrompter } from '../src/cli/prompter.js';
 import { createStyle, shouldColor } from '../src/cli/style.js';
+import { shellQuote } from '../src/cli/terminal-text.js';
+import { describeOrigin } from '../src/connection/describe-connection.js';
+import { resolveConnection } from '../src/connection/resolve-connection.js';
 import { DEFAULT_TASK_QUEUE, type RunEvent } from '../src/protocol/index.js';
 import { startDevServer } from '../src/worker/dev-server.js';
 import { exampleModel } from './agents.js';
@@ -114,6 +120,8 @@ interface Connection {
   namespace: string;
   taskQueue: string;
   embedded: boolean;
+  /** The embedded dev server's Web UI. */
+  uiUrl?: string;
 }
 
 async function main(): Promise<number> {
@@ -166,8 +174,10 @@ async function demo(cleanup: Cleanup, watchdog: Watchdog, startedAt: number): Pr
 
   section('Temporal');
   const connection = await watchdog.guard(temporalServer(cleanup));
-  const client = await AgentClient.connect(connection).catch((error: unknown) => {
-    throw new Error(`Cannot reach Temporal at ${connection.address}: ${String(error)}`, { cause: error });
+  // An external server: Temporal's environment configuration, as the worker reads it. The embedded one: only it.
+  const client = await AgentClient.connect({
+    taskQueue: connection.taskQueue,
+    ...(connection.embedded ? { address: connection.address, namespace: connection.namespace, env: {} } : {}),
   });
   cleanup.add(() => client.temporal.connection.close());
 
@@ -182,6 +192,10 @@ async function demo(cleanup: Cleanup, watchdog: Watchdog, startedAt: number): Pr
   });
   say(`Started run ${style.bold(run.id)} of agent 'assistant':`);
   say(`  "${PROMPT}"`);
+  if (connection.uiUrl) {
+    const link = `${connection.uiUrl}/namespaces/${encodeURIComponent(connection.namespace)}/workflows/${encodeURIComponent(run.id)}`;
+    say(`Follow it in the Temporal Web UI: ${style.cyan(link)}`);
+  }
   say(style.dim('Events as the run records them:'));
 
   const format = createEventFormatter({ style });
@@ -230,29 +244,57 @@ async function demo(cleanup: Cleanup, watchdog: Watchdog, startedAt: number): Pr
   summarize(result, crashed, connection, run.id, startedAt);
 }
 
-/** Uses TEMPORAL_ADDRESS, or starts an embedded dev server (stopped at the end, data kept under .temporal/). */
+/**
+ * Uses the Temporal server that Temporal's environment configuration names (TEMPORAL_ADDRESS or a temporal.toml
+ * profile with an address), or starts an embedded dev server with its Web UI (stopped at the end, data kept under
+ * .temporal/).
+ */
 async function temporalServer(cleanup: Cleanup): Promise<Connection> {
-  const namespace = process.env.TEMPORAL_NAMESPACE || 'default';
+  const settings = resolveConnection();
   const taskQueue = process.env.TEMPORAL_TASK_QUEUE || DEFAULT_TASK_QUEUE;
-  const address = process.env.TEMPORAL_ADDRESS;
-  if (address) {
-    say(`Using the Temporal server at ${address} (TEMPORAL_ADDRESS), namespace '${namespace}'.`);
-    return { address, namespace, taskQueue, embedded: false };
+  if (settings.sources.address !== 'default') {
+    say(`Using the Temporal server at ${settings.address}, namespace '${settings.namespace}'.`);
+    say(style.dim(`Settings: ${describeOrigin(settings)}.`));
+    return { address: settings.address, namespace: settings.namespace, taskQueue, embedded: false };
   }
-  say('TEMPORAL_ADDRESS is not set: starting an embedded Temporal dev server…');
-  const server = await startDevServer({
-    dbFilename: DB_FILE,
-    namespace,
-    // Someone deciding by hand may want to look at the run in the Web UI meanwhile.
-    ...(flags.interactive ? { uiPort: 0 } : {}),
-  });
+  say('No Temporal address is configured (TEMPORAL_ADDRESS, temporal.toml): starting an embedded dev server…');
+  const namespace = process.env.TEMPORAL_NAMESPACE || 'default';
+  // The UI is the one the Temporal CLI embeds: it needs no network, so the demo always offers it.
+  const server = await startDevServer({ dbFilename: DB_FILE, namespace, uiPort: 0 });
   cleanup.add(async () => {
     await server.stop();
     say(style.dim('Stopped the embedded Temporal dev server.'));
   });
   say(`Temporal dev server at ${server.address} (state in ${DB_FILE.slice(ROOT.length)}).`);
   if (server.uiUrl) say(`Temporal Web UI: ${server.uiUrl}`);
-  return { address: server.address, namespace, taskQueue, embedded: true };
+  return {
+    address: server.address,
+    namespace,
+    taskQueue,
+    embedded: true,
+    ...(server.uiUrl ? { uiUrl: server.uiUrl } : {}),
+  };
+}
+
+/**
+ * The environment of a worker child process. For the embedded server: its address only, every other Temporal
+ * connection setting of the parent left out (an API key or TLS meant for another server would break the
+ * connection). For an external server: the parent's whole configuration, as the client used it.
+ */
+function workerEnv(connection: Connection): NodeJS.ProcessEnv {
+  if (!connection.embedded) return { ...process.env, TEMPORAL_TASK_QUEUE: connection.taskQueue };
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.startsWith('TEMPORAL_') || name === 'TEMPORAL_CLI_PATH') env[name] = value;
+  }
+  return {
+    ...env,
+    TEMPORAL_ADDRESS: connection.address,
+    TEMPORAL_NAMESPACE: connection.namespace,
+    TEMPORAL_TASK_QUEUE: connection.taskQueue,
+    // A temporal.toml default profile with TLS settings must not turn TLS on against the plaintext dev server.
+    TEMPORAL_TLS: 'false',
+  };
 }
 
 /** Starts `worker.ts` in a child process and resolves once it polls the task queue. */
@@ -266,12 +308,7 @@ async function startWorker(
   say(`Starting worker ${number} (a child process running worker.ts)…`);
   const child = spawn(process.execPath, ['--import', 'tsx', WORKER_SCRIPT], {
     cwd: ROOT,
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: connection.address,
-      TEMPORAL_NAMESPACE: connection.namespace,
-      TEMPORAL_TASK_QUEUE: connection.taskQueue,
-    },
+    env: workerEnv(connection),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
@@ -401,22 +438,18 @@ async function decide(
 ): Promise<void> {
   section('Approval');
   let approved = true;
+  let reason: string | undefined;
   if (flags.interactive) {
-    const prompt = createInterface({ input: process.stdin, output: process.stdout });
-    // In a terminal readline swallows Ctrl-C; it must still end the demo (and its cleanup), not be ignored.
-    prompt.on('SIGINT', () => watchdog.fail(INTERRUPTED));
-    const closed = new Promise<never>((_, reject) =>
-      prompt.once('close', () => reject(new Error('stdin closed before the approval question was answered.'))),
-    );
-    closed.catch(() => undefined);
+    // The same question `npx durable-agent watch` asks in a terminal. Ctrl-C aborts the watchdog's signal.
+    const prompter = createPrompter(process.stdin, process.stdout, watchdog.signal);
     try {
-      const question = prompt.question(`Approve ${pending.toolName} ${formatValue(pending.args)}? [y/n] `, {
-        signal: watchdog.signal,
-      });
-      const answer = await watchdog.guard(Promise.race([question, closed]));
-      approved = /^y(es)?$/i.test(answer.trim());
+      const answer = await askApproval(prompter, pending, style, { allowSkip: false });
+      watchdog.throwIfFailed();
+      if (answer === undefined) throw new Error('stdin closed before the approval question was answered.');
+      approved = answer !== 'skip' && answer.approved;
+      if (answer !== 'skip' && !answer.approved) reason = answer.reason;
     } finally {
-      prompt.close();
+      prompter.close();
     }
   } else {
     say(style.dim(`Deciding as ${APPROVER} (pass --interactive to decide yourself).`));
@@ -426,7 +459,7 @@ async function decide(
         approver: APPROVER,
         reason: 'Checked the recipient and the text: fine to send.',
       })
-    : await run.deny(pending.toolCallId, { approver: APPROVER, reason: `${APPROVER} chose not to send it.` });
+    : await run.deny(pending.toolCallId, { approver: APPROVER, reason: reason ?? `${APPROVER} chose not to send it.` });
   if (record) say(formatDecision(record, style));
 }
 
@@ -457,7 +490,9 @@ function summarize(
   say(`Workers:    ${crashed ? '2 (the first killed with SIGKILL mid-run; the run did not notice)' : '1'}`);
   say(`Took:       ${((performance.now() - startedAt) / 1000).toFixed(1)} s`);
   if (!connection.embedded) {
-    say(style.dim(`\nInspect the run: npm run cli -- state ${runId}   (needs a worker: npm run worker)`));
+    say(
+      style.dim(`\nInspect the run: npx durable-agent state ${shellQuote(runId)}   (needs a worker: npm run worker)`),
+    );
   }
 }
 

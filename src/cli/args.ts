@@ -23,8 +23,10 @@ export type Command =
       context?: JsonObject;
       workflowId?: string;
       watch: boolean;
+      /** Never ask to decide inline, even in a terminal. */
+      noPrompt: boolean;
     }
-  | { name: 'watch'; runId: string; after: number }
+  | { name: 'watch'; runId: string; after: number; noPrompt: boolean }
   | { name: 'approve'; runId: string; toolCallId: string; reason?: string; approver?: string }
   | { name: 'deny'; runId: string; toolCallId: string; reason?: string; approver?: string }
   | { name: 'answer'; runId: string; elicitationId: string; action: ElicitationAction; content?: JsonObject }
@@ -73,10 +75,16 @@ export function parseCommand(argv: readonly string[]): Command {
         ...optional('context', context === undefined ? undefined : parseJsonObject(context, '--context', name)),
         ...optional('workflowId', text('id')),
         watch: values.watch === true,
+        noPrompt: values['no-prompt'] === true,
       };
     }
     case 'watch':
-      return { name, runId: args[0]!, after: parseCount(text('after'), '--after', 0, name) };
+      return {
+        name,
+        runId: args[0]!,
+        after: parseCount(text('after'), '--after', 0, name),
+        noPrompt: values['no-prompt'] === true,
+      };
     case 'approve':
     case 'deny':
       return {

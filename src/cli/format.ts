@@ -1,8 +1,12 @@
 // How runs look in a terminal: events, state and run lists as plain strings. Pure (no I/O, no clock): the CLI and
-// the demo print what these return, and the unit tests compare them as text.
+// the demo print what these return, and the unit tests compare them as text. Everything a run reports (model text,
+// tool names and ids, arguments, errors) is untrusted: it is made terminal-safe before it is styled, and the ids
+// in suggested commands are shell-quoted from their raw values, so a command works as printed.
 import type { ApprovalRecord, JsonValue, RunEvent, RunState } from '../protocol/index.js';
 import { progressBar, progressFraction } from './progress.js';
 import { PLAIN, type Style } from './style.js';
+import { shellQuote, terminalSafe, terminalSafeDeep, terminalSafeLine } from './terminal-text.js';
+import { CLI_COMMAND } from './usage.js';
 
 /** Options of the formatters. */
 export interface FormatOptions {
@@ -14,7 +18,7 @@ export interface FormatOptions {
   timestamps?: boolean;
   /** Longest JSON shown for arguments and outputs before it is cut. Default 160. */
   maxValueChars?: number;
-  /** The command name in hints. Default `durable-agent`. */
+  /** The command in hints. Default `npx durable-agent` (works in a clone and where the package is installed). */
   command?: string;
 }
 
@@ -31,13 +35,15 @@ const INDENT = '    ';
 export function createEventFormatter(options: FormatOptions = {}): EventFormatter {
   const style = options.style ?? PLAIN;
   const max = options.maxValueChars ?? DEFAULT_MAX_VALUE_CHARS;
-  const cli = options.command ?? 'durable-agent';
+  const command = commandLine(options.command);
   const toolNames = new Map<string, string>();
   const value = (v: JsonValue | undefined) => formatValue(v, max);
-  const callId = (id: string) => style.dim(`(${id})`);
+  const callId = (id: string) => style.dim(`(${terminalSafeLine(id)})`);
+  const name = (text: string) => style.cyan(terminalSafeLine(text));
   const hint = (line: string) => (options.runId ? `\n${INDENT}${style.dim(line)}` : '');
 
-  const body = (event: RunEvent): string => {
+  // `event` is terminal-safe for display; `raw` keeps the exact ids for the commands a person may copy.
+  const body = (event: RunEvent, raw: RunEvent): string => {
     switch (event.type) {
       case 'run-started':
         return `run started · agent ${style.bold(event.agentName)}`;
@@ -49,35 +55,39 @@ export function createEventFormatter(options: FormatOptions = {}): EventFormatte
         return `model says: ${indentLines(event.text)}`;
       case 'tool-call':
         toolNames.set(event.toolCallId, event.toolName);
-        return `call ${style.cyan(event.toolName)} ${value(event.args)} ${callId(event.toolCallId)}`;
+        return `call ${name(event.toolName)} ${value(event.args)} ${callId(event.toolCallId)}`;
       case 'tool-started':
         toolNames.set(event.toolCallId, event.toolName);
-        return `running ${style.cyan(event.toolName)} ${callId(event.toolCallId)}`;
+        return `running ${name(event.toolName)} ${callId(event.toolCallId)}`;
       case 'tool-progress': {
-        const name = style.cyan(toolNames.get(event.toolCallId) ?? event.toolCallId);
+        const tool = name(toolNames.get(event.toolCallId) ?? event.toolCallId);
         const fraction = progressFraction(event.value);
         const bar = fraction === undefined ? `progress #${event.progressSeq}` : style.magenta(progressBar(fraction));
-        return `${name} ${bar} ${style.dim(value(event.value))}`;
+        return `${tool} ${bar} ${style.dim(value(event.value))}`;
       }
       case 'tool-result':
         return toolResult(event, style, value);
-      case 'approval-requested':
+      case 'approval-requested': {
         toolNames.set(event.toolCallId, event.toolName);
+        const id = (raw as typeof event).toolCallId;
         return (
-          `${style.alert(' APPROVAL NEEDED ')} ${style.cyan(event.toolName)} ${value(event.args)} ` +
+          `${style.alert(' APPROVAL NEEDED ')} ${name(event.toolName)} ${value(event.args)} ` +
           `${callId(event.toolCallId)}` +
-          hint(`approve: ${cli} approve ${options.runId} ${event.toolCallId}`) +
-          hint(`deny:    ${cli} deny ${options.runId} ${event.toolCallId} --reason "..."`)
+          hint(`approve: ${command('approve', options.runId ?? '', id)}`) +
+          hint(`deny:    ${command('deny', options.runId ?? '', id)} --reason "..."`)
         );
+      }
       case 'approval-decided':
         return formatDecision(event, style);
-      case 'tool-result-requested':
+      case 'tool-result-requested': {
         toolNames.set(event.toolCallId, event.toolName);
+        const id = (raw as typeof event).toolCallId;
         return (
-          `${style.alert(' RESULT NEEDED ')} client-side tool ${style.cyan(event.toolName)} ${value(event.args)} ` +
+          `${style.alert(' RESULT NEEDED ')} client-side tool ${name(event.toolName)} ${value(event.args)} ` +
           `${callId(event.toolCallId)}` +
-          hint(`answer: ${cli} submit ${options.runId} ${event.toolCallId} '<output JSON>'`)
+          hint(`answer: ${command('submit', options.runId ?? '', id)} '<output JSON>'`)
         );
+      }
       case 'step-finished':
         return style.dim(
           `step ${event.step} done · ${event.finishReason} · ${event.usage.totalTokens} tokens ` +
@@ -98,16 +108,22 @@ export function createEventFormatter(options: FormatOptions = {}): EventFormatte
     }
   };
 
-  return (event) => {
+  return (raw) => {
+    const event = terminalSafeDeep(raw);
     const time = options.timestamps ? `${style.dim(timeOfDay(event.at))} ` : '';
-    return `${time}${style.dim(`#${String(event.seq).padEnd(3)}`)} ${body(event)}`;
+    return `${time}${style.dim(`#${String(event.seq).padEnd(3)}`)} ${body(event, raw)}`;
   };
+}
+
+/** Builds a printed command: the CLI, then each argument shell-quoted, so it works when pasted. */
+function commandLine(cli = CLI_COMMAND): (...args: string[]) => string {
+  return (...args) => [cli, ...args.map(shellQuote)].join(' ');
 }
 
 type ToolResultEvent = Extract<RunEvent, { type: 'tool-result' }>;
 
 function toolResult(event: ToolResultEvent, style: Style, value: (v: JsonValue) => string): string {
-  const name = style.cyan(event.toolName);
+  const name = style.cyan(terminalSafeLine(event.toolName));
   switch (event.outcome) {
     case 'ok':
       return `${style.green('✓')} ${name} → ${value(event.output)}`;
@@ -126,9 +142,10 @@ function toolResult(event: ToolResultEvent, style: Style, value: (v: JsonValue) 
 
 /** One line for an approval decision: who decided, and why. */
 export function formatDecision(
-  decision: Pick<ApprovalRecord, 'toolName' | 'approved' | 'approver' | 'reason' | 'timedOut'>,
+  raw: Pick<ApprovalRecord, 'toolName' | 'approved' | 'approver' | 'reason' | 'timedOut'>,
   style: Style = PLAIN,
 ): string {
+  const decision = terminalSafeDeep(raw);
   const verdict = decision.timedOut
     ? style.yellow('approval timed out')
     : decision.approved
@@ -136,14 +153,16 @@ export function formatDecision(
       : style.red('denied');
   const who = decision.approver ? ` by ${style.bold(decision.approver)}` : '';
   const why = decision.reason ? `: ${decision.reason}` : '';
-  return `${verdict} ${style.cyan(decision.toolName)}${who}${why}`;
+  return `${verdict} ${style.cyan(terminalSafeLine(decision.toolName))}${who}${why}`;
 }
 
 /** A run's state as a short report: status, pending decisions (with the commands that answer them), running tools. */
-export function formatState(runId: string, state: RunState, options: FormatOptions = {}): string {
+export function formatState(rawRunId: string, rawState: RunState, options: FormatOptions = {}): string {
   const style = options.style ?? PLAIN;
   const max = options.maxValueChars ?? DEFAULT_MAX_VALUE_CHARS;
-  const cli = options.command ?? 'durable-agent';
+  const command = commandLine(options.command);
+  const runId = terminalSafeLine(rawRunId);
+  const state = terminalSafeDeep(rawState);
   const status = {
     running: style.cyan,
     waiting: style.yellow,
@@ -159,21 +178,23 @@ export function formatState(runId: string, state: RunState, options: FormatOptio
   ];
   if (state.pendingApprovals.length > 0) {
     lines.push(style.alert(' pending approvals '));
-    for (const approval of state.pendingApprovals) {
+    for (const [i, approval] of state.pendingApprovals.entries()) {
       const expires = approval.expiresAt ? ` · expires ${approval.expiresAt}` : '';
+      const id = rawState.pendingApprovals[i]!.toolCallId;
       lines.push(
-        `  ${approval.toolCallId}  ${style.cyan(approval.toolName)} ${formatValue(approval.args, max)}`,
+        `  ${terminalSafeLine(approval.toolCallId)}  ${style.cyan(terminalSafeLine(approval.toolName))} ${formatValue(approval.args, max)}`,
         style.dim(`    step ${approval.step} · requested ${approval.requestedAt}${expires}`),
-        style.dim(`    ${cli} approve ${runId} ${approval.toolCallId}  |  ${cli} deny ${runId} ${approval.toolCallId}`),
+        style.dim(`    ${command('approve', rawRunId, id)}  |  ${command('deny', rawRunId, id)}`),
       );
     }
   }
   if (state.pendingToolResults.length > 0) {
     lines.push(style.alert(' waiting for client-side tool results '));
-    for (const call of state.pendingToolResults) {
+    for (const [i, call] of state.pendingToolResults.entries()) {
+      const id = rawState.pendingToolResults[i]!.toolCallId;
       lines.push(
-        `  ${call.toolCallId}  ${style.cyan(call.toolName)} ${formatValue(call.args, max)}`,
-        style.dim(`    ${cli} submit ${runId} ${call.toolCallId} '<output JSON>'`),
+        `  ${terminalSafeLine(call.toolCallId)}  ${style.cyan(terminalSafeLine(call.toolName))} ${formatValue(call.args, max)}`,
+        style.dim(`    ${command('submit', rawRunId, id)} '<output JSON>'`),
       );
     }
   }
@@ -194,7 +215,9 @@ export function formatState(runId: string, state: RunState, options: FormatOptio
           : latest !== undefined
             ? ` ${formatValue(latest, max)}`
             : '';
-      lines.push(`  ${tool.toolCallId}  ${style.cyan(tool.toolName)} since ${tool.startedAt}${shown}`);
+      lines.push(
+        `  ${terminalSafeLine(tool.toolCallId)}  ${style.cyan(terminalSafeLine(tool.toolName))} since ${tool.startedAt}${shown}`,
+      );
     }
   }
   return lines.join('\n');
@@ -202,9 +225,10 @@ export function formatState(runId: string, state: RunState, options: FormatOptio
 
 /** One row of `durable-agent list`. */
 export function formatListRow(
-  row: { workflowId: string; status: string; startTime: Date },
+  raw: { workflowId: string; status: string; startTime: Date },
   style: Style = PLAIN,
 ): string {
+  const row = { ...raw, workflowId: terminalSafeLine(raw.workflowId), status: terminalSafeLine(raw.status) };
   const status = row.status.padEnd(11);
   const paint: Partial<Record<string, (text: string) => string>> = {
     RUNNING: style.cyan,
@@ -217,13 +241,16 @@ export function formatListRow(
   return `${style.dim(row.startTime.toISOString())}  ${painted} ${row.workflowId}`;
 }
 
-/** Compact JSON of a value, cut at `max` characters with an ellipsis. Strings are shown quoted. */
+/**
+ * Compact JSON of a value, cut at `max` characters with an ellipsis. Strings are shown quoted. Terminal-safe:
+ * JSON escapes C0 controls, and what it leaves (C1 controls, bidirectional overrides) is removed.
+ */
 export function formatValue(value: unknown, max = DEFAULT_MAX_VALUE_CHARS): string {
   let text: string;
   try {
-    text = JSON.stringify(value) ?? String(value);
+    text = terminalSafe(JSON.stringify(value) ?? String(value));
   } catch {
-    text = String(value);
+    text = terminalSafe(String(value));
   }
   return text.length > max ? `${text.slice(0, Math.max(0, max - 1))}…` : text;
 }

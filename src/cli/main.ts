@@ -1,18 +1,18 @@
-#!/usr/bin/env node
 // The `durable-agent` command line: start, watch, approve and cancel durable agent runs. `main(argv, io)` is the
-// whole program and can be called in-process (tests capture its output); run as a script it uses the real
-// process streams, environment and Ctrl-C.
-import { realpathSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+// whole program and can be called in-process (tests capture its output); `runCli()` runs it on the real process
+// (bin/durable-agent.mjs calls it). Connection settings come from Temporal's environment configuration.
 import { AgentClient } from '../client/agent-client.js';
+import { DEFAULT_TEMPORAL_ADDRESS, DEFAULT_TEMPORAL_NAMESPACE } from '../connection/resolve-connection.js';
 import { DEFAULT_TASK_QUEUE } from '../protocol/index.js';
 import { parseCommand } from './args.js';
 import { CliFailure } from './errors/cli-failure.js';
 import { CliUsageError } from './errors/cli-usage-error.js';
 import { explainError, type ConnectionInfo } from './explain-error.js';
+import { createPrompter } from './prompter.js';
 import { INTERRUPTED, runCommand } from './run-command.js';
 import { createStyle, shouldColor } from './style.js';
-import { CLI_NAME, usage } from './usage.js';
+import { terminalSafe } from './terminal-text.js';
+import { CLI_COMMAND, usage } from './usage.js';
 
 /** A writable text stream: `process.stdout` or a test's capture. */
 export interface CliOutput {
@@ -20,11 +20,19 @@ export interface CliOutput {
   isTTY?: boolean;
 }
 
+/** A readable stream a person types into: `process.stdin` or a test's stream. */
+export type CliInput = NodeJS.ReadableStream & { isTTY?: boolean };
+
 /** Where the CLI reads and writes. */
 export interface CliIo {
   stdout: CliOutput;
   stderr: CliOutput;
-  /** Connection settings and colour switches. Default: `process.env`. */
+  /**
+   * Where a person answers questions (deciding a pending approval during `watch`). Asked only when both this and
+   * `stdout` are terminals (`isTTY`), unless `--no-prompt`. Default: none, nothing is asked.
+   */
+  stdin?: CliInput;
+  /** Connection settings (`TEMPORAL_*`, `temporal.toml`) and colour switches. Default: `process.env`. */
   env?: Record<string, string | undefined>;
   /** Aborting it stops a running `watch` (Ctrl-C). */
   signal?: AbortSignal;
@@ -37,6 +45,8 @@ export interface CliIo {
 /** Exit status of a command line that does not parse. */
 export const USAGE_ERROR = 2;
 
+const DEFAULT_REQUEST_TIMEOUT_MS = 20_000;
+
 /**
  * Runs the CLI on `argv` (the arguments after the script name) and resolves with the exit status: 0 on success,
  * 1 on failure (or a watched run that failed or was cancelled), 2 on bad usage, 130 when a watch is interrupted.
@@ -47,7 +57,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   const errStyle = createStyle(shouldColor(io.stderr, env));
   const out = (text: string) => io.stdout.write(`${text}\n`);
   const note = (text: string) => io.stderr.write(`${text}\n`);
-  const fail = (message: string) => note(`${errStyle.red('error:')} ${message}`);
+  // Messages can quote what a server, a run or a model said: keep escape sequences out of the terminal.
+  const fail = (message: string) => note(`${errStyle.red('error:')} ${terminalSafe(message)}`);
 
   let command;
   try {
@@ -55,7 +66,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   } catch (error) {
     if (!CliUsageError.isInstance(error)) throw error;
     fail(error.message);
-    note(errStyle.dim(`Run '${CLI_NAME} help${error.command ? ` ${error.command}` : ''}' for usage.`));
+    note(errStyle.dim(`Run '${CLI_COMMAND} help${error.command ? ` ${error.command}` : ''}' for usage.`));
     return USAGE_ERROR;
   }
   if (command.name === 'help') {
@@ -63,18 +74,24 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return 0;
   }
 
-  const connection: ConnectionInfo = {
-    address: env.TEMPORAL_ADDRESS || 'localhost:7233',
-    namespace: env.TEMPORAL_NAMESPACE || 'default',
+  const requestTimeoutMs = io.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const fallback: ConnectionInfo = {
+    address: env.TEMPORAL_ADDRESS || DEFAULT_TEMPORAL_ADDRESS,
+    namespace: env.TEMPORAL_NAMESPACE || DEFAULT_TEMPORAL_NAMESPACE,
     taskQueue: env.TEMPORAL_TASK_QUEUE || DEFAULT_TASK_QUEUE,
   };
   let client = io.client;
   try {
-    client ??= await AgentClient.connect(connection);
+    client ??= await AgentClient.connect({ env, requestTimeoutMs });
   } catch (error) {
-    fail(explainError(error, connection).message);
+    fail(explainError(error, fallback).message);
     return 1;
   }
+  const settings = client.connectionSettings;
+  const connection: ConnectionInfo = settings
+    ? { address: settings.address, namespace: settings.namespace, taskQueue: fallback.taskQueue }
+    : fallback;
+  const prompter = interactive(io) ? createPrompter(io.stdin!, io.stdout, io.signal) : undefined;
   try {
     return await runCommand(command, {
       client,
@@ -84,38 +101,38 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       style,
       env,
       ...(io.signal ? { signal: io.signal } : {}),
-      requestTimeoutMs: io.requestTimeoutMs ?? 20_000,
+      ...(prompter ? { prompter } : {}),
+      requestTimeoutMs,
     });
   } catch (error) {
     if (io.signal?.aborted) return INTERRUPTED;
     const explained = explainError(error, connection);
     fail(explained.message);
     if (CliUsageError.isInstance(explained)) return USAGE_ERROR;
-    if (CliFailure.isInstance(explained) && env.DEBUG) note(String(explained.cause));
+    if (CliFailure.isInstance(explained) && env.DEBUG) note(terminalSafe(String(explained.cause)));
     return 1;
   } finally {
+    prompter?.close();
     if (!io.client) await client.temporal.connection.close();
   }
 }
 
-/** Whether this module is the program being run (also through an npm `bin` symlink), not an import. */
-function isEntryPoint(): boolean {
-  const script = process.argv[1];
-  if (!script) return false;
-  try {
-    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
+/** A person is at a terminal: input and output are both TTYs. */
+function interactive(io: CliIo): boolean {
+  return io.stdin?.isTTY === true && io.stdout.isTTY === true;
 }
 
-if (isEntryPoint()) {
+/**
+ * Runs the CLI as the process: real streams, environment and Ctrl-C, and `process.exitCode` set to the status.
+ * The first Ctrl-C ends a watch cleanly; a second one gets Node's default (exit at once).
+ */
+export async function runCli(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
   const interrupt = new AbortController();
-  // The first Ctrl-C ends a watch cleanly; a second one gets Node's default (exit at once).
   process.once('SIGINT', () => interrupt.abort());
-  process.exitCode = await main(process.argv.slice(2), {
+  process.exitCode = await main(argv, {
     stdout: process.stdout,
     stderr: process.stderr,
+    stdin: process.stdin,
     env: process.env,
     signal: interrupt.signal,
   });

@@ -2,14 +2,18 @@
 // person. Every command returns its exit status; errors are thrown and explained by the caller.
 import type { AgentClient } from '../client/agent-client.js';
 import type { AgentRun } from '../client/agent-run.js';
+import { NoWorkerError } from '../client/errors/no-worker-error.js';
+import { WorkerTimeoutError } from '../client/errors/worker-timeout-error.js';
 import { TERMINAL_EVENT_TYPES, type JsonObject, type RunEvent, type RunState } from '../protocol/index.js';
 import type { Command, ElicitationAction } from './args.js';
 import { CliFailure } from './errors/cli-failure.js';
-import { NoWorkerError } from './errors/no-worker-error.js';
-import { explainError, isQueryTimeout, type ConnectionInfo } from './explain-error.js';
+import { explainError, type ConnectionInfo } from './explain-error.js';
 import { createEventFormatter, formatDecision, formatListRow, formatState } from './format.js';
+import { INLINE_ACTIONS, type InlineContext } from './inline-actions.js';
+import type { Prompter } from './prompter.js';
 import type { Style } from './style.js';
-import { CLI_NAME } from './usage.js';
+import { shellQuote, terminalSafeLine } from './terminal-text.js';
+import { CLI_COMMAND } from './usage.js';
 
 /** What a command runs with. */
 export interface CommandContext {
@@ -23,11 +27,10 @@ export interface CommandContext {
   env: Record<string, string | undefined>;
   /** Aborts a watch (Ctrl-C). */
   signal?: AbortSignal;
-  /**
-   * How long a query or decision waits for a worker to answer before the CLI says none is running. Right after a
-   * worker crash the first answer can take ~10 s (Temporal's sticky queue timeout), so keep this above that.
-   */
+  /** How long `explainFailure` waits for a failed run's result. */
   requestTimeoutMs: number;
+  /** Asks a person to decide pending approvals inline during a watch; absent when nobody is at a terminal. */
+  prompter?: Prompter;
 }
 
 /** Exit status of a watch interrupted by the user (as a shell reports SIGINT). */
@@ -54,16 +57,21 @@ async function dispatch(command: Exclude<Command, { name: 'help' }>, ctx: Comman
         ...(command.workflowId !== undefined ? { workflowId: command.workflowId } : {}),
       });
       ctx.out(
-        `Started run ${style.bold(run.id)} of agent '${command.agent}' on task queue '${ctx.connection.taskQueue}'.`,
+        `Started run ${style.bold(terminalSafeLine(run.id))} of agent '${terminalSafeLine(command.agent)}' on task ` +
+          `queue '${terminalSafeLine(ctx.connection.taskQueue)}'.`,
       );
       if (!command.watch) {
-        ctx.out(style.dim(`Watch it: ${CLI_NAME} watch ${run.id}`));
+        ctx.out(style.dim(`Watch it: ${CLI_COMMAND} watch ${shellQuote(run.id)}`));
         return 0;
       }
-      return await watch(run, 0, ctx);
+      return await watch(run, 0, command.noPrompt ? { ...ctx, prompter: undefined } : ctx);
     }
     case 'watch':
-      return await watch(ctx.client.getRun(command.runId), command.after, ctx);
+      return await watch(
+        ctx.client.getRun(command.runId),
+        command.after,
+        command.noPrompt ? { ...ctx, prompter: undefined } : ctx,
+      );
     case 'approve':
     case 'deny': {
       const run = ctx.client.getRun(command.runId);
@@ -71,25 +79,26 @@ async function dispatch(command: Exclude<Command, { name: 'help' }>, ctx: Comman
         ...(command.reason !== undefined ? { reason: command.reason } : {}),
         approver: command.approver ?? defaultApprover(ctx.env),
       };
-      const record = await throughWorker(run, ctx, () =>
-        command.name === 'approve' ? run.approve(command.toolCallId, options) : run.deny(command.toolCallId, options),
-      );
+      const record =
+        command.name === 'approve'
+          ? await run.approve(command.toolCallId, options)
+          : await run.deny(command.toolCallId, options);
       const decision = record ?? {
         toolName: command.toolCallId,
         approved: command.name === 'approve',
         ...options,
       };
-      ctx.out(`${formatDecision(decision, style)} ${style.dim(`(tool call ${command.toolCallId})`)}`);
+      ctx.out(`${formatDecision(decision, style)} ${style.dim(`(tool call ${terminalSafeLine(command.toolCallId)})`)}`);
       return 0;
     }
     case 'answer':
       return await answer(ctx.client.getRun(command.runId), command, ctx);
     case 'submit': {
       const run = ctx.client.getRun(command.runId);
-      await throughWorker(run, ctx, () =>
-        run.submitToolResult(command.toolCallId, command.output, command.isError ? { isError: true } : {}),
+      await run.submitToolResult(command.toolCallId, command.output, command.isError ? { isError: true } : {});
+      ctx.out(
+        `Submitted ${command.isError ? 'an error' : 'the result'} for tool call ${terminalSafeLine(command.toolCallId)}.`,
       );
-      ctx.out(`Submitted ${command.isError ? 'an error' : 'the result'} for tool call ${command.toolCallId}.`);
       return 0;
     }
     case 'cancel': {
@@ -97,15 +106,18 @@ async function dispatch(command: Exclude<Command, { name: 'help' }>, ctx: Comman
       // Temporal accepts a cancellation of a closed workflow without complaint; a person should hear it ended.
       const { status } = await run.handle.describe();
       if (status.name !== 'RUNNING') {
-        throw new CliFailure(`Run '${command.runId}' has already ended (${status.name}); there is nothing to cancel.`);
+        throw new CliFailure(
+          `Run '${terminalSafeLine(command.runId)}' has already ended (${status.name}); there is nothing to cancel.`,
+        );
       }
       await run.cancel();
-      ctx.out(`Cancellation requested for run ${command.runId}.`);
-      ctx.out(style.dim(`Watch it end: ${CLI_NAME} watch ${command.runId}`));
+      ctx.out(`Cancellation requested for run ${terminalSafeLine(command.runId)}.`);
+      ctx.out(style.dim(`Watch it end: ${CLI_COMMAND} watch ${shellQuote(command.runId)}`));
       return 0;
     }
     case 'state': {
-      const state = await queryState(ctx.client.getRun(command.runId), ctx);
+      const state = await ctx.client.getRun(command.runId).state();
+      // JSON escapes control characters, so --json output is terminal-safe too.
       ctx.out(command.json ? JSON.stringify(state, null, 2) : formatState(command.runId, state, { style }));
       return 0;
     }
@@ -115,8 +127,11 @@ async function dispatch(command: Exclude<Command, { name: 'help' }>, ctx: Comman
         ctx.out(formatListRow(row, style));
         if (++count >= command.limit) break;
       }
-      if (count === 0)
-        ctx.note(`No runs${command.query ? ' match the query' : ''} in namespace '${ctx.connection.namespace}'.`);
+      if (count === 0) {
+        ctx.note(
+          `No runs${command.query ? ' match the query' : ''} in namespace '${terminalSafeLine(ctx.connection.namespace)}'.`,
+        );
+      }
       return 0;
     }
   }
@@ -124,39 +139,79 @@ async function dispatch(command: Exclude<Command, { name: 'help' }>, ctx: Comman
 
 /**
  * Prints a run's events until its terminal event. A worker that is down (killed, restarting) only delays the
- * stream: events are read from the last printed sequence number again, so nothing is lost or repeated.
+ * stream: events are read from the last printed sequence number again, so nothing is lost or repeated. With a
+ * prompter (a person at a terminal), a pending approval is offered for a decision as it comes.
  * Exit status: 0 when the run finished, 1 when it failed or was cancelled, 130 when interrupted.
  */
 async function watch(run: AgentRun, after: number, ctx: CommandContext): Promise<number> {
-  const format = createEventFormatter({ style: ctx.style, runId: run.id, timestamps: true, command: CLI_NAME });
+  const format = createEventFormatter({ style: ctx.style, runId: run.id, timestamps: true, command: CLI_COMMAND });
+  const runName = terminalSafeLine(run.id);
   // A run that already ended with no events after `after` would otherwise be polled forever.
-  const state = await queryState(run, ctx).catch((error: unknown) => {
-    if (!NoWorkerError.isInstance(error)) throw error;
-    ctx.note(ctx.style.yellow(`No worker is answering for run '${run.id}' yet; waiting for one…`));
+  const state = await run.state().catch((error: unknown) => {
+    if (!isUnanswered(error)) throw error;
+    ctx.note(ctx.style.yellow(`${(error as Error).message}\nWaiting for a worker…`));
     return undefined;
   });
   if (state && isEnded(state) && state.lastEventSeq <= after) {
-    ctx.note(`Run '${run.id}' has ended (${state.status}); no events after #${after}.`);
+    ctx.note(`Run '${runName}' has ended (${state.status}); no events after #${after}.`);
     return state.status === 'completed' ? 0 : 1;
   }
 
   let last = after;
   let terminal: RunEvent['type'] | undefined;
+  let prompter = ctx.prompter;
+  let waitingNoted = state === undefined;
   while (terminal === undefined && !ctx.signal?.aborted) {
     try {
       for await (const event of run.events({ after: last, ...(ctx.signal ? { signal: ctx.signal } : {}) })) {
         last = event.seq;
+        waitingNoted = false;
         ctx.out(format(event));
         if (TERMINAL_EVENT_TYPES.has(event.type)) terminal = event.type;
+        else if (prompter && !(await offerInline(run, event, { ...ctx, prompter }))) prompter = undefined;
       }
     } catch (error) {
-      if (!isQueryTimeout(error) || ctx.signal?.aborted) throw error;
-      ctx.note(ctx.style.yellow(`No worker answered for run '${run.id}'; still waiting (after event #${last})…`));
+      if (!isUnanswered(error) || ctx.signal?.aborted) throw error;
+      // Said once per outage, not every time the query times out again.
+      if (!waitingNoted) {
+        ctx.note(ctx.style.yellow(`${(error as Error).message}\nStill waiting (after event #${last})…`));
+        waitingNoted = true;
+      }
     }
   }
   if (terminal === undefined) return INTERRUPTED;
   if (terminal === 'failed') await explainFailure(run, ctx);
   return terminal === 'finished' ? 0 : 1;
+}
+
+/**
+ * Offers the person a decision on `event` when an inline action handles it and the run still waits for it.
+ * Resolves `false` when nobody is there to ask any more (input ended).
+ */
+async function offerInline(
+  run: AgentRun,
+  event: RunEvent,
+  ctx: CommandContext & { prompter: Prompter },
+): Promise<boolean> {
+  const action = INLINE_ACTIONS.find((candidate) => candidate.matches(event));
+  if (!action) return true;
+  // A watch replays old events: ask only about what the run waits for now.
+  const state = await run.state();
+  if (!action.isPending(event, state)) return true;
+  const inline: InlineContext = {
+    run,
+    prompter: ctx.prompter,
+    out: (text) => ctx.out(text),
+    note: (text) => ctx.note(text),
+    style: ctx.style,
+    approver: defaultApprover(ctx.env),
+  };
+  return await action.answer(event, inline);
+}
+
+/** No worker answered a query or update in time (none polls, or the ones that poll did not answer). */
+function isUnanswered(error: unknown): boolean {
+  return NoWorkerError.isInstance(error) || WorkerTimeoutError.isInstance(error);
 }
 
 /**
@@ -190,44 +245,12 @@ async function answer(
     id: string,
     answer: { action: ElicitationAction; content?: JsonObject },
   ) => Promise<unknown>;
-  await throughWorker(run, ctx, () =>
-    respondToElicitation.call(run, command.elicitationId, {
-      action: command.action,
-      ...(command.content !== undefined ? { content: command.content } : {}),
-    }),
-  );
-  ctx.out(`Answered elicitation ${command.elicitationId} (${command.action}).`);
+  await respondToElicitation.call(run, command.elicitationId, {
+    action: command.action,
+    ...(command.content !== undefined ? { content: command.content } : {}),
+  });
+  ctx.out(`Answered elicitation ${terminalSafeLine(command.elicitationId)} (${command.action}).`);
   return 0;
-}
-
-/** The run's state, failing with a clear message when no worker answers in time. */
-async function queryState(run: AgentRun, ctx: CommandContext): Promise<RunState> {
-  return await throughWorker(run, ctx, () => run.state());
-}
-
-/**
- * Runs a request that a worker must answer (a query, or an update whose validator runs in the workflow) with a
- * deadline: without a worker Temporal would hold it for a long time, and a person deserves to hear why.
- */
-async function throughWorker<T>(run: AgentRun, ctx: CommandContext, request: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + ctx.requestTimeoutMs;
-  try {
-    return await ctx.client.temporal.connection.withDeadline(deadline, request);
-  } catch (error) {
-    if (isQueryTimeout(error) || Date.now() >= deadline) {
-      throw new NoWorkerError({ runId: run.id, taskQueue: await taskQueueOf(run, ctx) }, { cause: error });
-    }
-    throw error;
-  }
-}
-
-/** The task queue the run was started on (best effort: the configured one when it cannot be read). */
-async function taskQueueOf(run: AgentRun, ctx: CommandContext): Promise<string> {
-  try {
-    return (await run.handle.describe()).taskQueue;
-  } catch {
-    return ctx.connection.taskQueue;
-  }
 }
 
 function isEnded(state: RunState): boolean {

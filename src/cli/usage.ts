@@ -19,8 +19,14 @@ export interface CommandSpec {
   options: Readonly<Record<string, OptionSpec>>;
 }
 
-/** The name the CLI is installed under. */
+/** The name the CLI is installed under (the package's `bin`). */
 export const CLI_NAME = 'durable-agent';
+
+/**
+ * How help and hints spell the command: `npx` runs the package's `bin` both from a clone of this repository (no
+ * build needed) and where the package is installed, so every printed command works as printed.
+ */
+export const CLI_COMMAND = `npx ${CLI_NAME}`;
 
 const HELP: OptionSpec = { type: 'boolean', short: 'h', help: 'Show this help.' };
 
@@ -36,14 +42,22 @@ export const COMMANDS = {
       context: { type: 'string', value: 'JSON', help: 'Run context, a JSON object (stored in history: no secrets).' },
       id: { type: 'string', value: 'ID', help: 'Workflow id to use instead of a generated one.' },
       watch: { type: 'boolean', short: 'w', help: 'Then stream the run events until the run ends.' },
+      'no-prompt': {
+        type: 'boolean',
+        help: 'Never ask to decide a pending approval here (default: ask when stdin and stdout are a terminal).',
+      },
       help: HELP,
     },
   },
   watch: {
     args: ['runId'],
-    summary: 'Stream the events of a run (steps, tool calls, progress, approvals) until it ends.',
+    summary: "Stream a run's events until it ends; in a terminal, decide approvals as they come.",
     options: {
       after: { type: 'string', value: 'N', help: 'Only events after sequence number N (default 0: all).' },
+      'no-prompt': {
+        type: 'boolean',
+        help: 'Never ask to decide a pending approval here (default: ask when stdin and stdout are a terminal).',
+      },
       help: HELP,
     },
   },
@@ -114,11 +128,17 @@ export function isCommandName(name: string): name is CommandName {
   return Object.hasOwn(COMMANDS, name);
 }
 
-const ENVIRONMENT = `Environment:
-  TEMPORAL_ADDRESS     Temporal frontend (default localhost:7233)
-  TEMPORAL_NAMESPACE   Namespace (default "default")
-  TEMPORAL_TASK_QUEUE  Task queue new runs go to (default "durable-agent")
-  NO_COLOR             Plain output`;
+const ENVIRONMENT = `Environment (Temporal's own configuration, as the temporal CLI reads it):
+  TEMPORAL_ADDRESS       Temporal frontend (default localhost:7233)
+  TEMPORAL_NAMESPACE     Namespace (default "default")
+  TEMPORAL_API_KEY       API key, sent as a bearer token over TLS (Temporal Cloud)
+  TEMPORAL_TLS, TEMPORAL_TLS_SERVER_CA_CERT_PATH, TEMPORAL_TLS_CLIENT_CERT_PATH, TEMPORAL_TLS_CLIENT_KEY_PATH,
+  TEMPORAL_TLS_SERVER_NAME
+                         TLS: on/off, a private CA, a client certificate for mutual TLS
+  TEMPORAL_PROFILE       Profile of temporal.toml to use (default "default")
+  TEMPORAL_CONFIG_FILE   The temporal.toml (default ~/.config/temporalio/temporal.toml)
+  TEMPORAL_TASK_QUEUE    Task queue new runs go to (default "durable-agent")
+  NO_COLOR               Plain output`;
 
 /** Help for one command, or the overview when `command` is undefined. */
 export function usage(command?: CommandName): string {
@@ -128,7 +148,7 @@ export function usage(command?: CommandName): string {
       (name) => `  ${synopsis(name).padEnd(width)}  ${COMMANDS[name].summary}`,
     );
     return [
-      `Usage: ${CLI_NAME} <command> [arguments] [options]`,
+      `Usage: ${CLI_COMMAND} <command> [arguments] [options]`,
       '',
       'Commands:',
       ...lines,
@@ -145,7 +165,7 @@ export function usage(command?: CommandName): string {
     return `  ${flag.padEnd(34)} ${option.help}`;
   });
   return [
-    `Usage: ${CLI_NAME} ${synopsis(command)} [options]`,
+    `Usage: ${CLI_COMMAND} ${synopsis(command)} [options]`,
     '',
     spec.summary,
     '',

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Connection, type WorkflowStartOptions } from '@temporalio/client';
+import { Client, type WorkflowStartOptions } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
 import type { agentRun } from '../../workflows/agent-run.js';
 import {
@@ -9,7 +9,10 @@ import {
   type TranscriptMessage,
 } from '../protocol/index.js';
 import { withPayloadCodec } from '../codec/with-payload-codec.js';
-import { AgentRun, type AgentRunResult } from './agent-run.js';
+import { connectClient } from '../connection/connect-client.js';
+import type { ConnectionSettings, TemporalConnectionOptions } from '../connection/connection-options.js';
+import { resolveConnection } from '../connection/resolve-connection.js';
+import { AgentRun, type AgentRunOptions, type AgentRunResult } from './agent-run.js';
 
 /**
  * Options of `AgentClient.start`: the run's own settings (user, conversation, serializable context stored in
@@ -22,14 +25,17 @@ export interface StartRunOptions extends Omit<AgentRunInput, 'agentName' | 'inpu
   workflow?: Partial<Omit<WorkflowStartOptions<typeof agentRun>, 'args' | 'workflowId' | 'taskQueue'>>;
 }
 
-/** Options of `AgentClient`. */
-export interface AgentClientOptions {
-  /** An existing Temporal client; otherwise one is connected to `address` / `TEMPORAL_ADDRESS`. */
+/**
+ * Options of `AgentClient`. Where to connect (`address`, `namespace`, `apiKey`, `tls`, `profile`, …) comes from
+ * Temporal's environment configuration (`TEMPORAL_*` variables, `temporal.toml` profiles) unless given.
+ */
+export interface AgentClientOptions extends TemporalConnectionOptions, AgentRunOptions {
+  /** An existing Temporal client; otherwise `connect` opens one from the connection settings. */
   client?: Client;
-  address?: string;
-  namespace?: string;
-  /** Default task queue for runs. Default: `TEMPORAL_TASK_QUEUE` or `durable-agent`. */
+  /** Default task queue for runs. Default: `TEMPORAL_TASK_QUEUE` (of `env`) or `durable-agent`. */
   taskQueue?: string;
+  /** How long `connect` waits for the server to answer. Default 10 s. */
+  connectTimeoutMs?: number;
   /**
    * The worker's payload codec (see `createPayloadCodec`), for `connect` to build the client with. Default:
    * `payloadCodecFromEnv()`. `false`: no codec. An existing `client` keeps its own data converter.
@@ -40,29 +46,43 @@ export interface AgentClientOptions {
 /** Starts and finds durable agent runs. */
 export class AgentClient {
   readonly temporal: Client;
+  /** The settings `connect` used (address, namespace, profile, TLS, where each came from); not set otherwise. */
+  readonly connectionSettings: ConnectionSettings | undefined;
   private readonly taskQueue: string;
+  private readonly runOptions: AgentRunOptions;
 
-  constructor(options: AgentClientOptions & { client: Client }) {
+  constructor(options: AgentClientOptions & { client: Client; connectionSettings?: ConnectionSettings }) {
     // A Temporal client's data converter is fixed when it is built: a codec here could only be ignored.
     if (options.payloadCodec) throw payloadCodecWithClientError();
     this.temporal = options.client;
-    this.taskQueue = options.taskQueue ?? process.env.TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE;
+    this.connectionSettings = options.connectionSettings;
+    this.taskQueue = options.taskQueue ?? (options.env ?? process.env).TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE;
+    this.runOptions = options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {};
   }
 
-  /** Connects to Temporal (`TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE` by default). */
+  /**
+   * Connects to Temporal with the given options, else Temporal's environment configuration: the `TEMPORAL_*`
+   * variables (`TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`, `TEMPORAL_API_KEY`, `TEMPORAL_TLS_*`, …) over the
+   * `TEMPORAL_PROFILE` profile of `temporal.toml`.
+   *
+   * @throws TemporalConnectionError saying where it tried, with which settings, and what to check.
+   * @throws ConnectionConfigError for a profile, configuration file or certificate file that cannot be used.
+   */
   static async connect(options: AgentClientOptions = {}): Promise<AgentClient> {
     if (options.client) return new AgentClient({ ...options, client: options.client });
     const { payloadCodec, ...rest } = options;
     const dataConverter = withPayloadCodec(undefined, payloadCodec);
-    const connection = await Connection.connect({
-      address: options.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233',
-    });
+    const settings = resolveConnection(options);
+    const connection = await connectClient(
+      settings,
+      options.connectTimeoutMs !== undefined ? { connectTimeoutMs: options.connectTimeoutMs } : {},
+    );
     const client = new Client({
       connection,
-      namespace: options.namespace ?? process.env.TEMPORAL_NAMESPACE ?? 'default',
+      namespace: settings.namespace,
       ...(dataConverter ? { dataConverter } : {}),
     });
-    return new AgentClient({ ...rest, client });
+    return new AgentClient({ ...rest, client, connectionSettings: settings });
   }
 
   /** Starts a run of `agentName` on `input` (a string or model messages). */
@@ -79,12 +99,12 @@ export class AgentClient {
       taskQueue: taskQueue ?? this.taskQueue,
       workflowId: workflowId ?? `agent-${agentName}-${randomUUID()}`,
     });
-    return new AgentRun(this.temporal.workflow.getHandle(handle.workflowId));
+    return new AgentRun(this.temporal.workflow.getHandle(handle.workflowId), this.runOptions);
   }
 
   /** A handle on an existing run by workflow id (the latest execution, across continue-as-new). */
   getRun(workflowId: string): AgentRun {
-    return new AgentRun(this.temporal.workflow.getHandle(workflowId));
+    return new AgentRun(this.temporal.workflow.getHandle(workflowId), this.runOptions);
   }
 
   /** Starts a run and waits for its result. */

@@ -1,7 +1,9 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { ToolDeniedError } from '../tool/errors/tool-denied-error.js';
 import { RunRequestRejectedError } from './errors/run-request-rejected-error.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, throughWorker } from './through-worker.js';
 import {
   FailureType,
   readTranscript,
@@ -64,9 +66,27 @@ export interface DecisionOptions {
   signal?: boolean;
 }
 
+/** Options of an {@link AgentRun}. */
+export interface AgentRunOptions {
+  /**
+   * How long a request that a worker answers (queries: `state`, `messages`, `events`; updates: `approve`, `deny`,
+   * `submitToolResult`) waits before failing with `NoWorkerError` (no worker polls the run's task queue) or
+   * `WorkerTimeoutError` (workers poll it but none answered). Default 20 s: after a worker crash, a run's first
+   * answer can take ~10 s.
+   */
+  requestTimeoutMs?: number;
+}
+
 /** A handle on one durable agent run (a workflow id, following continue-as-new). */
 export class AgentRun {
-  constructor(readonly handle: WorkflowHandle) {}
+  private readonly requestTimeoutMs: number;
+
+  constructor(
+    readonly handle: WorkflowHandle,
+    options: AgentRunOptions = {},
+  ) {
+    this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  }
 
   /** The run's workflow id. */
   get id(): string {
@@ -74,8 +94,9 @@ export class AgentRun {
   }
 
   /**
-   * Waits for the run to end and returns its result. A run ended by a `ToolDeniedError` rejects with that error,
-   * code and HTTP status kept. The transcript is read through the run's query, so a worker must be running.
+   * Waits for the run to end (as long as it takes) and returns its result. A run ended by a `ToolDeniedError`
+   * rejects with that error, code and HTTP status kept. The transcript is then read through the run's query, so
+   * a worker must be running: without one this rejects with `NoWorkerError` after `requestTimeoutMs`.
    */
   async result(): Promise<AgentRunResult> {
     let output: AgentRunOutput;
@@ -88,33 +109,46 @@ export class AgentRun {
     return { ...output, messages, ...toolCallsOf(messages) };
   }
 
-  /** The run's transcript (system prompt, input, model responses, tool results). Works after the run ended. */
+  /**
+   * The run's transcript (system prompt, input, model responses, tool results). Works after the run ended; a
+   * worker answers it (see `requestTimeoutMs`).
+   */
   async messages(): Promise<TranscriptMessage[]> {
-    // The run answers in pages of about 1 MB; a larger message comes in pieces.
+    // The run answers in pages of about 1 MB; a larger message comes in pieces, each page with its own deadline.
     const page = await readTranscript(
-      (from, to, fromPart) => this.handle.query(transcriptQuery, from, to, fromPart),
+      (from, to, fromPart) =>
+        this.ask('the transcript query', () => this.handle.query(transcriptQuery, from, to, fromPart)),
       0,
     );
     return page.messages;
   }
 
-  /** Status, step, pending approvals and client-side tool calls, running tools. */
+  /** Status, step, pending approvals and client-side tool calls, running tools. A worker answers it. */
   async state(): Promise<RunState> {
-    return await this.handle.query(stateQuery);
+    return await this.ask('the state query', () => this.handle.query(stateQuery));
   }
 
   /**
-   * The run's events with `seq > after`, in order, as they happen; ends after the terminal event. Reconnecting
-   * with the last seen `seq` misses nothing and repeats nothing.
+   * The run's events with `seq > after`, in order, as they happen; ends after the terminal event, or quietly
+   * when `signal` aborts. Reconnecting with the last seen `seq` misses nothing and repeats nothing. Each poll is
+   * a query a worker answers: with none, this throws `NoWorkerError` after `requestTimeoutMs` (catch it and
+   * call again with the last `seq` to keep waiting).
    */
   async *events(
     options: { after?: number; pollIntervalMs?: number; signal?: AbortSignal } = {},
   ): AsyncGenerator<RunEvent> {
     let after = options.after ?? 0;
     const interval = options.pollIntervalMs ?? 200;
+    const { signal } = options;
     for (let idle = 0; ; ) {
-      if (options.signal?.aborted) return;
-      const batch = await this.handle.query(eventsQuery, after, 500);
+      if (signal?.aborted) return;
+      let batch: RunEvent[];
+      try {
+        batch = await this.ask('the events query', () => this.handle.query(eventsQuery, after, 500), { signal });
+      } catch (error) {
+        if (signal?.aborted) return;
+        throw error;
+      }
       for (const event of batch) {
         after = event.seq;
         yield event;
@@ -126,11 +160,13 @@ export class AgentRun {
       }
       // A run terminated or timed out by Temporal records no terminal event: stop once it is closed and drained.
       if (++idle % 10 === 0 && (await this.handle.describe()).status.name !== 'RUNNING') {
-        const rest = await this.handle.query(eventsQuery, after, 500);
+        const rest = await this.ask('the events query', () => this.handle.query(eventsQuery, after, 500));
         for (const event of rest) yield event;
         return;
       }
-      await sleep(interval, options.signal);
+      // The timer removes its abort listener when it fires, so a long watch does not pile listeners up.
+      const aborted = await delay(interval, false, signal ? { signal } : {}).catch(() => true);
+      if (aborted) return;
     }
   }
 
@@ -146,10 +182,15 @@ export class AgentRun {
 
   /** Gives a client-side tool call its result; the run continues with it. Rejects when the call is not pending. */
   async submitToolResult(toolCallId: string, output: JsonValue, options: { isError?: boolean } = {}): Promise<void> {
-    await rejectionsExplained(
-      this.handle.executeUpdate(toolResultUpdate, {
-        args: [{ toolCallId, output, ...(options.isError ? { isError: true } : {}) }],
-      }),
+    await this.ask(
+      'the tool result',
+      () =>
+        rejectionsExplained(
+          this.handle.executeUpdate(toolResultUpdate, {
+            args: [{ toolCallId, output, ...(options.isError ? { isError: true } : {}) }],
+          }),
+        ),
+      { pending: true },
     );
   }
 
@@ -174,7 +215,11 @@ export class AgentRun {
       await this.handle.signal(elicitationResponseSignal, response);
       return undefined;
     }
-    return await rejectionsExplained(this.handle.executeUpdate(elicitationResponseUpdate, { args: [response] }));
+    return await this.ask(
+      'the elicitation answer',
+      () => rejectionsExplained(this.handle.executeUpdate(elicitationResponseUpdate, { args: [response] })),
+      { pending: true },
+    );
   }
 
   /** Cancels the run (Temporal cancellation): running tools see their abort signal, no pending tool runs. */
@@ -201,7 +246,28 @@ export class AgentRun {
       await this.handle.signal(approvalSignal, decision);
       return undefined;
     }
-    return await rejectionsExplained(this.handle.executeUpdate(approvalUpdate, { args: [decision] }));
+    return await this.ask(
+      approved ? 'the approval' : 'the denial',
+      () => rejectionsExplained(this.handle.executeUpdate(approvalUpdate, { args: [decision] })),
+      { pending: true },
+    );
+  }
+
+  /**
+   * A request a worker answers, with the run's deadline (see `requestTimeoutMs`). `pending`: an update, which
+   * Temporal keeps past the deadline (the error says so).
+   */
+  private async ask<T>(
+    request: string,
+    call: () => Promise<T>,
+    options: { signal?: AbortSignal | undefined; pending?: boolean } = {},
+  ): Promise<T> {
+    return await throughWorker(this.handle, call, {
+      request,
+      timeoutMs: this.requestTimeoutMs,
+      pending: options.pending === true,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
   }
 }
 
@@ -251,14 +317,4 @@ function translateRunError(err: unknown): unknown {
     }
   }
   return err;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
 }

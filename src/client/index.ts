@@ -2,13 +2,18 @@
 export { AgentClient, type AgentClientOptions, type StartRunOptions } from './agent-client.js';
 export {
   AgentRun,
+  type AgentRunOptions,
   type AgentRunResult,
   type DecisionOptions,
   type RunToolCall,
   type RunToolResult,
 } from './agent-run.js';
+export { DEFAULT_REQUEST_TIMEOUT_MS } from './through-worker.js';
+export { NoWorkerError, type NoWorkerErrorDetails } from './errors/no-worker-error.js';
+export { WorkerTimeoutError, type WorkerTimeoutErrorDetails } from './errors/worker-timeout-error.js';
 export { RunRequestRejectedError } from './errors/run-request-rejected-error.js';
 export { ToolDeniedError, isToolDeniedError } from '../tool/errors/tool-denied-error.js';
+export * from '../connection/index.js';
 export {
   createPayloadCodec,
   payloadCodecFromEnv,
@@ -22,8 +27,11 @@ export {
   TERMINAL_EVENT_TYPES,
   type AgentRunOutput,
   type ApprovalRecord,
+  type ElicitationContent,
+  type ElicitationRecord,
   type JsonValue,
   type PendingApproval,
+  type PendingElicitation,
   type PendingToolResult,
   type RunEvent,
   type RunState,

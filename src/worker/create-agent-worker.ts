@@ -1,27 +1,30 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { PayloadCodec } from '@temporalio/common';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
 import type { WorkerLimits } from '../../activities/limits.js';
 import type { TranscriptCacheLimits } from '../../activities/transcripts.js';
 import { type Agent } from '../agent/agent.js';
 import { AgentRegistry } from '../agent/registry.js';
 import { withWorkerPayloadCodec } from '../codec/worker-payload-codec.js';
+import { connectWorker } from '../connection/connect-worker.js';
+import type { TemporalConnectionOptions } from '../connection/connection-options.js';
+import { resolveConnection } from '../connection/resolve-connection.js';
 import { ProviderRegistry } from '../models/provider-registry.js';
 import { DEFAULT_TASK_QUEUE } from '../protocol/index.js';
 
-/** Options of `createAgentWorker`. */
-export interface AgentWorkerOptions {
+/**
+ * Options of `createAgentWorker`. Where to connect (`address`, `namespace`, `apiKey`, `tls`, `profile`, …) comes
+ * from Temporal's environment configuration (`TEMPORAL_*` variables, `temporal.toml` profiles) unless given.
+ */
+export interface AgentWorkerOptions extends TemporalConnectionOptions {
   /** The agents this worker hosts, by name. */
   agents: Agent[] | AgentRegistry;
-  /** Task queue to poll. Default: `TEMPORAL_TASK_QUEUE` or `durable-agent`. */
+  /** Task queue to poll. Default: `TEMPORAL_TASK_QUEUE` (of `env`) or `durable-agent`. */
   taskQueue?: string;
-  /** An existing connection; otherwise one is made to `address` / `TEMPORAL_ADDRESS` / `localhost:7233`. */
+  /** An existing connection; otherwise one is made from the connection settings. */
   connection?: NativeConnection;
-  address?: string;
-  /** Default: `TEMPORAL_NAMESPACE` or `default`. */
-  namespace?: string;
   /** Model providers; default: OpenAI from the environment plus the offline stand-in. */
   providers?: ProviderRegistry;
   /** Bounds on what models and tools hand the runtime (docs/limits.md). */
@@ -57,9 +60,8 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   // Resolved before connecting, so a bad key in the environment fails fast and leaves no connection open.
   const dataConverter = withWorkerPayloadCodec(options.worker?.dataConverter, options.payloadCodec);
   const agents = options.agents instanceof AgentRegistry ? options.agents : AgentRegistry.from(options.agents);
-  const connection =
-    options.connection ??
-    (await NativeConnection.connect({ address: options.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233' }));
+  const settings = resolveConnection(options);
+  const connection = options.connection ?? (await connectWorker(settings));
   const activities = createActivities({
     agents,
     providers: options.providers ?? new ProviderRegistry(),
@@ -75,8 +77,8 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     defaultHeartbeatThrottleInterval: '200ms',
     ...options.worker,
     connection,
-    namespace: options.namespace ?? process.env.TEMPORAL_NAMESPACE ?? 'default',
-    taskQueue: options.taskQueue ?? process.env.TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
+    namespace: settings.namespace,
+    taskQueue: options.taskQueue ?? (options.env ?? process.env).TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
     activities,
     dataConverter,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: workflowsPath() }),

@@ -7,3 +7,4 @@ export { resolveTemporalBinary, startDevServer, type DevServer, type DevServerOp
 export * from '../models/index.js';
 export * from '../codec/index.js';
 export { REDACTED, redactSecrets, registerSecret } from '../secrets/index.js';
+export { connectWorker } from '../connection/connect-worker.js';

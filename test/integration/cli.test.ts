@@ -1,12 +1,24 @@
 // The `durable-agent` CLI against a real Temporal dev server and a real worker hosting the example assistant:
-// start, state, approve, deny, watch, cancel and list, called in-process through `main` with captured output.
+// start, state, approve, deny, watch, cancel and list, called in-process through `main` with captured output; the
+// commands it prints run as printed (`npx durable-agent …` in a shell); in a terminal, watch decides approvals.
+import { execFile } from 'node:child_process';
+import { PassThrough } from 'node:stream';
+import { setTimeout as delay } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { createAssistant } from '../../examples/agents.js';
+import { Agent } from '../../src/agent/agent.js';
 import { main } from '../../src/cli/main.js';
 import type { RunState } from '../../src/protocol/index.js';
+import { createTool } from '../../src/tool/tool.js';
 import { withAgentWorker } from '../support/agent-harness.js';
 import { createTestEnv, testServer, uniqueTaskQueue } from '../support/temporal.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const run = promisify(execFile);
 
 /** Makes the offline model call get_weather, then send_email (which needs approval). */
 const EMAIL_PROMPT = 'Check the current weather in Paris and email "Paris weather update" to team@example.com.';
@@ -25,19 +37,79 @@ interface CliResult {
   stderr: string;
 }
 
+/** The environment the CLI runs with: the suite's server, `taskQueue`, no colours, no config file. */
+function cliEnv(taskQueue: string): Record<string, string> {
+  const { address, namespace } = testServer();
+  return {
+    TEMPORAL_ADDRESS: address,
+    TEMPORAL_NAMESPACE: namespace,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    NO_COLOR: '1',
+    HOME: '/nonexistent',
+  };
+}
+
 /** Runs the CLI in-process against the suite's server, on `taskQueue`, without colours. */
 async function cli(taskQueue: string, ...argv: string[]): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
-  const { address, namespace } = testServer();
   const code = await main(argv, {
     stdout: { write: (text: string) => (stdout += text) },
     stderr: { write: (text: string) => (stderr += text) },
-    env: { TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: namespace, TEMPORAL_TASK_QUEUE: taskQueue, NO_COLOR: '1' },
+    env: cliEnv(taskQueue),
     requestTimeoutMs: 5_000,
   });
   return { code, stdout, stderr };
 }
+
+/** Runs a command line the CLI printed, as printed, in a shell at the root of this clone. */
+async function shell(taskQueue: string, commandLine: string): Promise<CliResult> {
+  try {
+    const { stdout, stderr } = await run('bash', ['-c', commandLine], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, ...cliEnv(taskQueue), USER: 'shell-user' },
+      timeout: 60_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? 1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+  }
+}
+
+/** A terminal for `main`: stdin a person types into, stdout that says it is a TTY, both captured. */
+function terminal() {
+  const stdin = Object.assign(new PassThrough(), { isTTY: true });
+  let stdout = '';
+  return {
+    stdin,
+    stdout: { write: (text: string) => (stdout += text), isTTY: true },
+    output: () => stdout,
+    /** Waits until the output shows `text` (a question), then types `line`. */
+    async answer(text: string, line: string): Promise<void> {
+      for (let i = 0; !stdout.includes(text); i++) {
+        if (i > 600) throw new Error(`never asked "${text}":\n${stdout}`);
+        await delay(50);
+      }
+      stdout = stdout.replace(text, `${text}[answered]`);
+      stdin.write(`${line}\n`);
+    },
+  };
+}
+
+/** Reads back the plan and the user a run was started with, from what its tool received. */
+const readPlan = createTool({
+  name: 'read_plan',
+  description: 'Read the plan of the current user.',
+  parameters: z.object({}),
+  execute: async (_args, options) => ({ userId: options?.userId ?? null, plan: options?.context.get('plan') ?? null }),
+});
+const planReader = new Agent({
+  name: 'plan-reader',
+  instructions: 'Read plans.',
+  model: 'offline/demo',
+  tools: [readPlan],
+});
 
 /** `start` a run and return its id. */
 async function start(taskQueue: string, ...argv: string[]): Promise<string> {
@@ -86,27 +158,23 @@ describe('durable-agent CLI', () => {
       expect(shown.code).toBe(0);
       expect(shown.stdout).toContain(`run ${runId}\n  status:   waiting · 1 step done`);
       expect(shown.stdout).toContain(' pending approvals ');
-      expect(shown.stdout).toContain(`durable-agent approve ${runId} ${approval!.toolCallId}`);
+      expect(shown.stdout).toContain(
+        `npx durable-agent approve ${runId} ${approval!.toolCallId}  |  npx durable-agent deny ${runId} ${approval!.toolCallId}`,
+      );
 
       // An approval for a call the run is not waiting for is refused with the run's own reason.
       const wrong = await cli(taskQueue, 'approve', runId, 'no-such-call');
       expect(wrong.code).toBe(1);
       expect(wrong.stderr).toMatch(new RegExp(`^error: Rejected by run '${runId}': .*no-such-call`, 'm'));
 
-      const approved = await cli(
-        taskQueue,
-        'approve',
-        runId,
-        approval!.toolCallId,
-        '--approver',
-        'ana',
-        '--reason',
-        'Recipient checked',
-      );
-      expect(approved).toEqual({
+      // The hint works as printed: a shell in this clone runs `npx durable-agent approve …` (no build step).
+      const hint = shown.stdout.split('\n').find((line) => line.includes('npx durable-agent approve'))!;
+      const printed = hint.trim().split('  |  ')[0]!;
+      const approved = await shell(taskQueue, `${printed} --approver ana --reason 'Recipient checked'`);
+      expect(approved.stderr.replace(/^npm warn .*\n/gm, '')).toBe('');
+      expect(approved).toMatchObject({
         code: 0,
         stdout: `approved send_email by ana: Recipient checked (tool call ${approval!.toolCallId})\n`,
-        stderr: '',
       });
 
       const watched = await cli(taskQueue, 'watch', runId);
@@ -122,7 +190,7 @@ describe('durable-agent CLI', () => {
       expect(lines.find((line) => line.startsWith('✓ send_email → {"sent":true'))).toBeDefined();
       expect(lines.at(-1)).toBe('finished (completed, stop)');
       // The approval event tells a person watching how to answer it.
-      expect(watched.stdout).toContain(`    approve: durable-agent approve ${runId} ${approval!.toolCallId}`);
+      expect(watched.stdout).toContain(`    approve: npx durable-agent approve ${runId} ${approval!.toolCallId}`);
 
       // Watching from an offset shows only what came after it; past the end, it says the run has ended.
       const tail = await cli(taskQueue, 'watch', runId, '--after', String(state.lastEventSeq));
@@ -141,9 +209,9 @@ describe('durable-agent CLI', () => {
     });
   });
 
-  it('start --watch streams a run with a streaming tool to the end, passing user and context', async () => {
+  it('start --watch streams a run with a streaming tool to the end', async () => {
     await withAgentWorker(env, [createAssistant('offline/demo')], async ({ taskQueue }) => {
-      const result = await cli(taskQueue, 'start', 'assistant', 'Count', 'slowly', 'to', '3', '--watch', '--user', 'u');
+      const result = await cli(taskQueue, 'start', 'assistant', 'Count', 'slowly', 'to', '3', '--watch');
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
       const lines = eventLines(result.stdout);
@@ -159,6 +227,78 @@ describe('durable-agent CLI', () => {
       expect(unknown.stdout).toMatch(
         / failed: .*\n {4}cause: Unknown agent 'no-such-agent'\. Known agents: assistant\./,
       );
+    });
+  });
+
+  it('passes --user and --context to the run: its tools receive both', async () => {
+    await withAgentWorker(env, [planReader], async ({ taskQueue }) => {
+      const result = await cli(
+        taskQueue,
+        ...['start', 'plan-reader', 'Read my plan', '--watch', '--user', 'u-42', '--context', '{"plan":"pro"}'],
+      );
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(eventLines(result.stdout)).toContain('✓ read_plan → {"userId":"u-42","plan":"pro"}');
+      // Without them, the tool sees neither.
+      const bare = await cli(taskQueue, 'start', 'plan-reader', 'Read my plan', '--watch');
+      expect(eventLines(bare.stdout)).toContain('✓ read_plan → {"userId":null,"plan":null}');
+    });
+  });
+
+  it('in a terminal, watch offers to decide a pending approval, and records the answer', async () => {
+    await withAgentWorker(env, [createAssistant('offline/demo')], async ({ taskQueue }) => {
+      const approvedRun = await start(taskQueue, EMAIL_PROMPT);
+      const yes = terminal();
+      const watching = main(['watch', approvedRun], {
+        stdin: yes.stdin,
+        stdout: yes.stdout,
+        stderr: { write: () => true },
+        env: { ...cliEnv(taskQueue), USER: 'tty-user' },
+      });
+      await yes.answer('Approve send_email {"to":"team@example.com"', 'y');
+      expect(await watching).toBe(0);
+      const approvedLines = eventLines(yes.output());
+      expect(yes.output()).toContain('approved send_email by tty-user\n');
+      expect(approvedLines).toContain('approved send_email by tty-user');
+      expect(approvedLines.at(-1)).toBe('finished (completed, stop)');
+
+      // No, with a reason the model reads.
+      const waitingRun = await start(taskQueue, EMAIL_PROMPT);
+      const no = terminal();
+      const denying = main(['start', 'assistant', EMAIL_PROMPT, '--watch'], {
+        stdin: no.stdin,
+        stdout: no.stdout,
+        stderr: { write: () => true },
+        env: { ...cliEnv(taskQueue), USER: 'tty-user' },
+      });
+      await no.answer('? [y]es / [n]o / [s]kip ', 'n');
+      await no.answer('Reason, for the model (optional): ', 'not to the whole team');
+      expect(await denying).toBe(0);
+      expect(eventLines(no.output())).toContain('⊘ send_email not run: not to the whole team');
+
+      // A watch that replays a decided approval asks nothing; --no-prompt never asks.
+      const replay = terminal();
+      expect(
+        await main(['watch', approvedRun], {
+          stdin: replay.stdin,
+          stdout: replay.stdout,
+          stderr: { write: () => true },
+          env: cliEnv(taskQueue),
+        }),
+      ).toBe(0);
+      expect(replay.output()).not.toContain('Approve send_email');
+      const quiet = terminal();
+      const quietWatch = main(['watch', waitingRun, '--no-prompt'], {
+        stdin: quiet.stdin,
+        stdout: quiet.stdout,
+        stderr: { write: () => true },
+        env: cliEnv(taskQueue),
+        signal: AbortSignal.timeout(3_000),
+      });
+      expect(await quietWatch).toBe(130);
+      expect(quiet.output()).toContain(' APPROVAL NEEDED  send_email');
+      expect(quiet.output()).not.toContain('Approve send_email');
+      await env.client.workflow.getHandle(waitingRun).terminate('test cleanup');
     });
   });
 
@@ -206,12 +346,13 @@ describe('durable-agent CLI', () => {
       const noWorker = await cli(taskQueue, 'state', orphan);
       expect(noWorker.code).toBe(1);
       expect(noWorker.stderr).toContain(
-        `error: No worker answered for run '${orphan}'. A worker answers queries and decisions for its runs: ` +
-          `start one polling task queue '${taskQueue}'`,
+        `error: No worker is polling task queue '${taskQueue}' (namespace '${testServer().namespace}'), so nothing ` +
+          `answered the state query of run '${orphan}' within 5 s. Start a worker`,
       );
       const submit = await cli(taskQueue, 'submit', orphan, 'call-1', '{"ok":true}');
       expect(submit.code).toBe(1);
-      expect(submit.stderr).toContain(`error: No worker answered for run '${orphan}'.`);
+      expect(submit.stderr).toContain(`so nothing answered the tool result of run '${orphan}' within 5 s.`);
+      expect(submit.stderr).toContain('a worker that starts later may still apply it');
     } finally {
       await env.client.workflow.getHandle(orphan).terminate('test cleanup');
     }
@@ -223,22 +364,25 @@ describe('durable-agent CLI', () => {
     const badJson = await cli(taskQueue, 'submit', 'r', 'c', '{nope');
     expect(badJson.code).toBe(2);
     expect(badJson.stderr).toMatch(
-      /^error: <outputJSON> is not valid JSON .*\nRun 'durable-agent help submit' for usage\.\n$/,
+      /^error: <outputJSON> is not valid JSON .*\nRun 'npx durable-agent help submit' for usage\.\n$/,
     );
     const unknownCommand = await cli(taskQueue, 'launch');
     expect(unknownCommand).toEqual({
       code: 2,
       stdout: '',
-      stderr: "error: Unknown command 'launch'.\nRun 'durable-agent help' for usage.\n",
+      stderr: "error: Unknown command 'launch'.\nRun 'npx durable-agent help' for usage.\n",
     });
     const help = await cli(taskQueue, 'help', 'watch');
     expect(help.code).toBe(0);
-    expect(help.stdout).toMatch(/^Usage: durable-agent watch <runId> \[options\]/);
+    expect(help.stdout).toMatch(/^Usage: npx durable-agent watch <runId> \[options\]/);
 
     const unreachable = await main(['list'], {
       stdout: { write: () => true },
-      stderr: { write: (text: string) => expect(text).toMatch(/^error: Cannot reach Temporal at 127\.0\.0\.1:1 /) },
-      env: { TEMPORAL_ADDRESS: '127.0.0.1:1', NO_COLOR: '1' },
+      stderr: {
+        write: (text: string) =>
+          expect(text).toMatch(/^error: Cannot connect to Temporal at 127\.0\.0\.1:1 .*nothing is listening/),
+      },
+      env: { TEMPORAL_ADDRESS: '127.0.0.1:1', NO_COLOR: '1', HOME: '/nonexistent' },
     });
     expect(unreachable).toBe(1);
   });

@@ -1,6 +1,7 @@
 // `npm run demo` end to end, as a child process against the suite's Temporal server: the offline model calls
 // get_weather and send_email, the demo SIGKILLs its worker while the run waits for approval, a new worker picks the
-// run up, demo-user approves, and the run finishes. Also the real-model path, through a fake OpenAI server.
+// run up, demo-user approves, and the run finishes. Also the real-model path, through a fake OpenAI server, and
+// the embedded dev server with its Web UI, whose link to the run answers while a person decides.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -68,7 +69,85 @@ afterEach(async () => {
   fake = undefined;
 });
 
+/** Every variable of this process except Temporal's connection settings and the model's. */
+function withoutTemporalOrModel(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (/^(TEMPORAL_|OPENAI_|AGENT_MODEL$|FORCE_COLOR$)/.test(name) && name !== 'TEMPORAL_CLI_PATH') continue;
+    env[name] = value;
+  }
+  return env;
+}
+
 describe('npm run demo', () => {
+  it(
+    'starts an embedded dev server with its Web UI and prints a link to the run that works, offline',
+    async () => {
+      const child = spawn(process.execPath, ['--import', 'tsx', DEMO, '--interactive'], {
+        cwd: ROOT,
+        // No address anywhere (no TEMPORAL_ADDRESS, no temporal.toml under HOME): the demo starts its own server.
+        env: {
+          ...withoutTemporalOrModel(),
+          HOME: '/nonexistent',
+          NO_COLOR: '1',
+          TEMPORAL_TASK_QUEUE: uniqueTaskQueue('ui'),
+        },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let output = '';
+      const seen = (pattern: RegExp) =>
+        new Promise<RegExpExecArray>((resolve, reject) => {
+          const check = () => {
+            const match = pattern.exec(output);
+            if (match) {
+              child.stdout.off('data', check);
+              resolve(match);
+            }
+          };
+          child.stdout.on('data', check);
+          child.once('exit', () => reject(new Error(`demo exited before ${pattern}:\n${output}`)));
+          check();
+        });
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      try {
+        const [, uiUrl] = await seen(/Temporal Web UI: (http:\/\/127\.0\.0\.1:\d+)\n/);
+        const [, link, namespace, workflowId] = await seen(
+          /Follow it in the Temporal Web UI: (http:\/\/127\.0\.0\.1:\d+\/namespaces\/([^/]+)\/workflows\/(\S+))\n/,
+        );
+        expect(link!.startsWith(uiUrl!)).toBe(true);
+        // While the demo waits for the person's answer, the UI serves the run's page and, through its own API,
+        // the run itself from the embedded server: nothing is fetched from the internet.
+        await seen(/Approve send_email .*\? \[y\/n\] /);
+        const page = await fetch(link!);
+        expect(page.status).toBe(200);
+        expect(page.headers.get('content-type')).toMatch(/text\/html/);
+        expect(await page.text()).toMatch(/<html/i);
+        const api = await fetch(`${uiUrl}/api/v1/namespaces/${namespace}/workflows/${workflowId}`);
+        expect(api.status).toBe(200);
+        const described = (await api.json()) as {
+          workflowExecutionInfo?: { type?: { name?: string }; status?: string };
+        };
+        expect(described.workflowExecutionInfo?.type?.name).toBe('agentRun');
+        expect(described.workflowExecutionInfo?.status).toBe('WORKFLOW_EXECUTION_STATUS_RUNNING');
+
+        child.stdin.write('y\n');
+        expect(await exited, output).toBe(0);
+        inOrder(output, [
+          /No Temporal address is configured .*: starting an embedded dev server/,
+          /approved send_email by demo-user/,
+          /finished \(completed, stop\)/,
+          /Stopped the embedded Temporal dev server\./,
+        ]);
+      } finally {
+        if (child.exitCode === null) child.kill('SIGINT');
+        await exited;
+      }
+    },
+    DEMO_TIMEOUT_MS,
+  );
+
   it(
     'shows a run surviving a SIGKILLed worker while it waits for approval, offline, and cleans up',
     async () => {

@@ -21,6 +21,7 @@ describe('parseCommand', () => {
       agent: 'assistant',
       input: 'What is the weather in Paris?',
       watch: false,
+      noPrompt: false,
     });
     expect(
       parseCommand([
@@ -36,6 +37,7 @@ describe('parseCommand', () => {
         'c1',
         '--id',
         'my-run',
+        '--no-prompt',
       ]),
     ).toEqual<Command>({
       name: 'start',
@@ -46,6 +48,7 @@ describe('parseCommand', () => {
       context: { plan: 'pro', seats: 3 },
       workflowId: 'my-run',
       watch: true,
+      noPrompt: true,
     });
   });
 
@@ -58,8 +61,13 @@ describe('parseCommand', () => {
   });
 
   it('parses watch with --after, approve/deny with reason and approver', () => {
-    expect(parseCommand(['watch', 'run-1'])).toEqual({ name: 'watch', runId: 'run-1', after: 0 });
-    expect(parseCommand(['watch', 'run-1', '--after', '12'])).toEqual({ name: 'watch', runId: 'run-1', after: 12 });
+    expect(parseCommand(['watch', 'run-1'])).toEqual({ name: 'watch', runId: 'run-1', after: 0, noPrompt: false });
+    expect(parseCommand(['watch', 'run-1', '--after', '12', '--no-prompt'])).toEqual({
+      name: 'watch',
+      runId: 'run-1',
+      after: 12,
+      noPrompt: true,
+    });
     expect(parseCommand(['approve', 'run-1', 'call-1', '--reason', 'fine', '--approver', 'ana'])).toEqual({
       name: 'approve',
       runId: 'run-1',
@@ -169,15 +177,19 @@ describe('usage', () => {
   it('lists every command in the overview, with the environment it reads', () => {
     const overview = usage();
     for (const name of Object.keys(COMMANDS)) expect(overview).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
-    expect(overview).toContain('TEMPORAL_ADDRESS');
-    expect(overview).toContain('TEMPORAL_TASK_QUEUE');
+    for (const variable of ['TEMPORAL_ADDRESS', 'TEMPORAL_API_KEY', 'TEMPORAL_PROFILE', 'TEMPORAL_TASK_QUEUE']) {
+      expect(overview).toContain(variable);
+    }
+    // Help spells the command as it can be run from a clone and from an install alike.
+    expect(overview).toMatch(/^Usage: npx durable-agent <command>/);
   });
 
   it('shows a command with its arguments and every option', () => {
     const help = usage('approve');
-    expect(help).toMatch(/^Usage: durable-agent approve <runId> <toolCallId> \[options\]/);
+    expect(help).toMatch(/^Usage: npx durable-agent approve <runId> <toolCallId> \[options\]/);
     expect(help).toContain('--reason R');
     expect(help).toContain('--approver A');
     expect(usage('start')).toContain('-w, --watch');
+    expect(usage('watch')).toContain('--no-prompt');
   });
 });

@@ -66,8 +66,8 @@ describe('createEventFormatter', () => {
     );
     expect(withHints!.split('\n')).toEqual([
       ' APPROVAL NEEDED  send_email {} (c2)',
-      '    approve: durable-agent approve run-9 c2',
-      '    deny:    durable-agent deny run-9 c2 --reason "..."',
+      '    approve: npx durable-agent approve run-9 c2',
+      '    deny:    npx durable-agent deny run-9 c2 --reason "..."',
     ]);
     const colored = createEventFormatter({ style: createStyle(true) })(
       ev({ type: 'approval-requested', step: 2, toolCallId: 'c2', toolName: 'send_email', args: {} }),
@@ -148,7 +148,7 @@ describe('createEventFormatter', () => {
         { runId: 'r' },
       ),
     ).toEqual([
-      " RESULT NEEDED  client-side tool pick_file {} (c)\n    answer: durable-agent submit r c '<output JSON>'",
+      " RESULT NEEDED  client-side tool pick_file {} (c)\n    answer: npx durable-agent submit r c '<output JSON>'",
       'retriever failed (the run goes on without context): index offline',
       'continued as new (generation 2)',
       'failed: Tool denied [ToolDenied]',
@@ -209,7 +209,7 @@ describe('formatState', () => {
       ' pending approvals ',
       '  c2  send_email {"to":"ana"}',
       `    step 2 · requested ${AT} · expires ${AT}`,
-      '    durable-agent approve run-1 c2  |  durable-agent deny run-1 c2',
+      '    npx durable-agent approve run-1 c2  |  npx durable-agent deny run-1 c2',
     ]);
   });
 
@@ -241,7 +241,7 @@ describe('formatState', () => {
       ] as RunState['runningTools'],
     });
     expect(text).toContain(
-      " waiting for client-side tool results \n  c3  pick_file {}\n    durable-agent submit r c3 '<output JSON>'",
+      " waiting for client-side tool results \n  c3  pick_file {}\n    npx durable-agent submit r c3 '<output JSON>'",
     );
     expect(text).toContain(' pending elicitations \n  {"id":"e1","message":"Your name?"}');
     expect(text).toContain(`  c4  count_slowly since ${AT}\n  c5  import since ${AT} [█████░░░░░░░░░░░░░░░]  25%`);

@@ -1,0 +1,98 @@
+// What a person watching a run in a terminal can answer on the spot. Each kind of waiting (an approval today; an
+// MCP elicitation next) is one InlineAction: it recognises its event, checks that the run still waits for it
+// (a watch also replays old events), asks, and sends the answer through AgentRun. `watch` knows only the list.
+import type { AgentRun } from '../client/agent-run.js';
+import { RunRequestRejectedError } from '../client/errors/run-request-rejected-error.js';
+import type { RunEvent, RunState } from '../protocol/index.js';
+import { formatDecision, formatValue } from './format.js';
+import type { Prompter } from './prompter.js';
+import type { Style } from './style.js';
+import { terminalSafeLine } from './terminal-text.js';
+
+/** What an inline action works with. */
+export interface InlineContext {
+  run: AgentRun;
+  prompter: Prompter;
+  /** Writes a result line. */
+  out(text: string): void;
+  /** Writes a note. */
+  note(text: string): void;
+  style: Style;
+  /** Recorded as the person who decided. */
+  approver: string | undefined;
+}
+
+/** Something a run waits for that can be answered inline. */
+export interface InlineAction<E extends RunEvent = RunEvent> {
+  /** Whether `event` asks for this. */
+  matches(event: RunEvent): event is E;
+  /** Whether the run still waits for it, by its current state. */
+  isPending(event: E, state: RunState): boolean;
+  /** Asks the person and sends the answer. Resolves `false` when nobody is there to ask any more. */
+  answer(event: E, ctx: InlineContext): Promise<boolean>;
+}
+
+type ApprovalRequested = Extract<RunEvent, { type: 'approval-requested' }>;
+
+/** A person's decision on a pending approval. */
+export type ApprovalAnswer = { approved: true } | { approved: false; reason?: string } | 'skip';
+
+const MAX_TRIES = 3;
+
+/**
+ * Asks y/n/skip for a pending approval (and, on no, an optional reason for the model). Resolves `undefined` when
+ * input ended or was interrupted. Shared by `watch` and the demo's --interactive.
+ */
+export async function askApproval(
+  prompter: Prompter,
+  request: Pick<ApprovalRequested, 'toolName' | 'args'>,
+  style: Style,
+  options: { allowSkip?: boolean } = {},
+): Promise<ApprovalAnswer | undefined> {
+  const choices = options.allowSkip === false ? '[y/n]' : '[y]es / [n]o / [s]kip';
+  const question = `${style.bold('Approve')} ${style.cyan(terminalSafeLine(request.toolName))} ${formatValue(request.args)}? ${choices} `;
+  for (let tries = 0; tries < MAX_TRIES; tries++) {
+    const answer = await prompter.ask(question);
+    if (answer === undefined) return undefined;
+    if (/^y(es)?$/i.test(answer)) return { approved: true };
+    if (/^no?$/i.test(answer)) {
+      const reason = await prompter.ask('Reason, for the model (optional): ');
+      if (reason === undefined) return undefined;
+      return { approved: false, ...(reason ? { reason } : {}) };
+    }
+    if (options.allowSkip !== false && (answer === '' || /^s(kip)?$/i.test(answer))) return 'skip';
+  }
+  return 'skip';
+}
+
+/** Approve or deny a tool call that waits for approval. */
+export const approvalAction: InlineAction<ApprovalRequested> = {
+  matches: (event): event is ApprovalRequested => event.type === 'approval-requested',
+  isPending: (event, state) => state.pendingApprovals.some((pending) => pending.toolCallId === event.toolCallId),
+  async answer(event, ctx) {
+    const answer = await askApproval(ctx.prompter, event, ctx.style);
+    if (answer === undefined) return false;
+    if (answer === 'skip') {
+      ctx.note(ctx.style.dim('Skipped; the run keeps waiting. Decide later with the commands above.'));
+      return true;
+    }
+    const options = {
+      ...(ctx.approver !== undefined ? { approver: ctx.approver } : {}),
+      ...('reason' in answer && answer.reason !== undefined ? { reason: answer.reason } : {}),
+    };
+    try {
+      const record = answer.approved
+        ? await ctx.run.approve(event.toolCallId, options)
+        : await ctx.run.deny(event.toolCallId, options);
+      if (record) ctx.out(formatDecision(record, ctx.style));
+    } catch (error) {
+      // Someone else decided first, or the run moved on: say so and keep watching.
+      if (!RunRequestRejectedError.isInstance(error)) throw error;
+      ctx.note(ctx.style.yellow(`Not recorded: ${error.message}`));
+    }
+    return true;
+  },
+};
+
+/** Every inline action, in the order they are tried. An MCP elicitation action goes here. */
+export const INLINE_ACTIONS: readonly InlineAction[] = [approvalAction as unknown as InlineAction];
