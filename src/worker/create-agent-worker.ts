@@ -1,13 +1,13 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { PayloadCodec } from '@temporalio/common';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { createActivities } from '../../activities/index.js';
 import { type Agent } from '../agent/agent.js';
-import { AgentRegistry } from '../agent/registry.js';
-import { withPayloadCodec } from '../codec/with-payload-codec.js';
-import { ProviderRegistry } from '../models/provider-registry.js';
+import { type AgentRegistry } from '../agent/registry.js';
+import { type ProviderRegistry } from '../models/provider-registry.js';
 import { DEFAULT_TASK_QUEUE } from '../protocol/index.js';
+import type { AgentTelemetry } from '../telemetry/agent-telemetry.js';
+import { DurableAgentPlugin } from './plugin.js';
+
+export { workflowsPath } from './workflow-paths.js';
 
 /** Options of `createAgentWorker`. */
 export interface AgentWorkerOptions {
@@ -32,48 +32,41 @@ export interface AgentWorkerOptions {
    * codecs. `false`: no codec.
    */
   payloadCodec?: PayloadCodec | false;
+  /** Tracing (see `DurableAgentPluginOptions.telemetry`). Default: from the OpenTelemetry environment variables. */
+  telemetry?: AgentTelemetry | false;
   /** A prebuilt workflow bundle (tests bundle once per file); default: bundle `workflows/` at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
-  /** Anything else Temporal's `Worker.create` takes (concurrency limits, interceptors, sinks, …). */
+  /**
+   * Anything else Temporal's `Worker.create` takes (concurrency limits, interceptors, sinks, shutdown times, more
+   * plugins, …). Unset heartbeat and shutdown settings get `AGENT_WORKER_DEFAULTS`.
+   */
   worker?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowsPath'>>;
 }
 
 /**
- * Builds a Temporal worker hosting the `agentRun` workflow and every activity for the given agents. Secrets
- * (model keys, MCP tokens) stay here, in the worker's configuration; nothing of them reaches history.
+ * Builds a Temporal worker hosting the `agentRun` workflow and every activity for the given agents: a worker with
+ * {@link DurableAgentPlugin} and nothing else. Secrets (model keys, MCP tokens) stay here, in the worker's
+ * configuration; nothing of them reaches history.
  */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
-  // Resolved before connecting, so a bad key in the environment fails fast and leaves no connection open.
-  const dataConverter = withPayloadCodec(options.worker?.dataConverter, options.payloadCodec);
-  const agents = options.agents instanceof AgentRegistry ? options.agents : AgentRegistry.from(options.agents);
+  // Built before connecting, so a bad key or exporter in the environment fails fast and leaves no connection open.
+  const plugin = new DurableAgentPlugin({
+    agents: options.agents,
+    ...(options.providers ? { providers: options.providers } : {}),
+    ...(options.maxToolOutputBytes !== undefined ? { maxToolOutputBytes: options.maxToolOutputBytes } : {}),
+    ...(options.progressIntervalMs !== undefined ? { progressIntervalMs: options.progressIntervalMs } : {}),
+    ...(options.payloadCodec !== undefined ? { payloadCodec: options.payloadCodec } : {}),
+    ...(options.telemetry !== undefined ? { telemetry: options.telemetry } : {}),
+  });
   const connection =
     options.connection ??
     (await NativeConnection.connect({ address: options.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233' }));
-  const activities = createActivities({
-    agents,
-    providers: options.providers ?? new ProviderRegistry(),
-    ...(options.maxToolOutputBytes !== undefined ? { maxToolOutputBytes: options.maxToolOutputBytes } : {}),
-    ...(options.progressIntervalMs !== undefined ? { progressIntervalMs: options.progressIntervalMs } : {}),
-  });
   return await Worker.create({
-    // Streaming tools record each yield as a heartbeat; flush them promptly so a crash loses at most one step.
-    maxHeartbeatThrottleInterval: '200ms',
-    defaultHeartbeatThrottleInterval: '200ms',
     ...options.worker,
     connection,
     namespace: options.namespace ?? process.env.TEMPORAL_NAMESPACE ?? 'default',
     taskQueue: options.taskQueue ?? process.env.TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
-    activities,
-    dataConverter,
-    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: workflowsPath() }),
+    plugins: [plugin, ...(options.worker?.plugins ?? [])],
+    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
   });
-}
-
-/** The workflow entry point, as TypeScript source (tsx, tests) or compiled JavaScript (dist). */
-export function workflowsPath(): string {
-  for (const ext of ['ts', 'js']) {
-    const path = fileURLToPath(new URL(`../../workflows/index.${ext}`, import.meta.url));
-    if (existsSync(path)) return path;
-  }
-  throw new Error('Cannot find workflows/index.ts or workflows/index.js next to the durable-agent sources.');
 }
