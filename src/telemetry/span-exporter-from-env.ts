@@ -46,7 +46,7 @@ export function traceExportPlan(env: Env = process.env): TraceExportPlan {
       ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
       : 'OTEL_EXPORTER_OTLP_PROTOCOL';
     const protocol = read(variable) ?? 'http/protobuf';
-    if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
+    if (!isBuiltInProtocol(protocol)) {
       throw new TelemetryConfigError(
         variable,
         `${variable}=${protocol} is not built into durable-agent: use http/protobuf (the default; collectors listen ` +
@@ -56,6 +56,10 @@ export function traceExportPlan(env: Env = process.env): TraceExportPlan {
     return { kind: 'otlp' as const, protocol };
   });
   return { enabled: true, exporters };
+}
+
+function isBuiltInProtocol(protocol: string): protocol is 'http/protobuf' | 'http/json' {
+  return protocol === 'http/protobuf' || protocol === 'http/json';
 }
 
 /** Builds the exporters of a plan. The OTLP exporters read their endpoint, headers and timeout from the environment. */
