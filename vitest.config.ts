@@ -7,6 +7,8 @@ const jsonReport = process.env.VITEST_JSON_REPORT;
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The scale drills take minutes and start servers of their own: `npm run drills`.
+    exclude: ['test/drills/**', 'node_modules/**'],
     // One Temporal dev server for the whole run; test files read its address with inject('temporalAddress').
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
