@@ -71,10 +71,11 @@ describe('DurableAgentPlugin', () => {
     const client = new Client({ connection: env.connection, namespace: env.namespace ?? 'default', plugins: [agents] });
     const agentClient = new AgentClient({ client, taskQueue });
 
-    await worker.runUntil(async () => {
+    const greetId = randomWorkflowId('greet');
+    const runId = await worker.runUntil(async () => {
       const greeting = client.workflow.execute('greet', {
         taskQueue,
-        workflowId: randomWorkflowId('greet'),
+        workflowId: greetId,
         args: ['Ada'],
         workflowExecutionTimeout: '1 minute',
       });
@@ -85,8 +86,14 @@ describe('DurableAgentPlugin', () => {
       expect(greeted).toBe('Hello, Ada!');
       expect(result.text).toBe('museum then park');
       expect(result.toolResults.map((r) => r.output)).toEqual([{ type: 'json', value: ['museum', 'park'] }]);
+      return run.id;
     });
     expect(executions).toEqual(['Lyon']);
+    // A replay worker given the plugin replays both kinds of history with the same joined workflows.
+    for (const workflowId of [greetId, runId]) {
+      const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+      await Worker.runReplayHistory({ workflowsPath: TEAM_WORKFLOWS, plugins: [agents] }, history, workflowId);
+    }
     // The defaults agents rely on, applied because the team's options left them unset.
     expect(worker.options.shutdownGraceTime).toBe('30s');
     expect(worker.options.maxHeartbeatThrottleInterval).toBe('200ms');

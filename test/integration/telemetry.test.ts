@@ -5,7 +5,7 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { DefaultLogger, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
@@ -57,39 +57,60 @@ const agent = new Agent({
   tools: [lookup, broken],
 });
 
+const counter = new Agent({
+  name: 'counter',
+  instructions: 'Count.',
+  model: new ScriptedLanguageModel({
+    stepSelection: 'assistant-turns',
+    steps: [
+      ...[1, 2, 3, 4].map((n) => ({ toolCalls: [{ toolName: 'lookup', input: { q: `n${n}` }, toolCallId: `c${n}` }] })),
+      { text: 'counted' },
+    ],
+  }),
+  tools: [lookup],
+});
+
 let env: TestWorkflowEnvironment;
 let plugin: DurableAgentPlugin;
-let worker: Worker;
-let taskQueue: string;
+let workflowBundle: WorkflowBundleWithSourceMap;
 beforeAll(async () => {
   env = await createTestEnv();
-  plugin = new DurableAgentPlugin({ agents: [agent], providers: new ProviderRegistry({ env: {} }), telemetry });
-  taskQueue = uniqueTaskQueue('traced');
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    namespace: env.namespace ?? 'default',
-    taskQueue,
-    // Bundled with the plugin, so the bundle carries Temporal's workflow tracing interceptors.
-    workflowBundle: await bundleWorkflowCode({
-      workflowsPath: workflowsPath(),
-      plugins: [plugin],
-      logger: new DefaultLogger('WARN'),
-    }),
+  plugin = new DurableAgentPlugin({
+    agents: [agent, counter],
+    providers: new ProviderRegistry({ env: {} }),
+    telemetry,
+  });
+  // Bundled with the plugin, so the bundle carries Temporal's workflow tracing interceptors.
+  workflowBundle = await bundleWorkflowCode({
+    workflowsPath: workflowsPath(),
     plugins: [plugin],
+    logger: new DefaultLogger('WARN'),
   });
 });
 afterAll(async () => {
   await env?.teardown();
 });
 
+/** Runs `fn` with a traced worker on a fresh task queue and a traced agent client for it. */
+async function withTracedWorker<T>(fn: (agents: AgentClient) => Promise<T>): Promise<T> {
+  const taskQueue = uniqueTaskQueue('traced');
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    taskQueue,
+    workflowBundle,
+    plugins: [plugin],
+  });
+  const client = new Client({ connection: env.connection, namespace: env.namespace ?? 'default', plugins: [plugin] });
+  return await worker.runUntil(fn(new AgentClient({ client, taskQueue })));
+}
+
 const attr = (span: ReadableSpan, key: string) => span.attributes[key];
 
 describe('tracing', () => {
   it('records one trace per run from the client start through the workflow, model calls and tool calls', async () => {
     exporter.reset();
-    const client = new Client({ connection: env.connection, namespace: env.namespace ?? 'default', plugins: [plugin] });
-    const agents = new AgentClient({ client, taskQueue });
-    const runId = await worker.runUntil(async () => {
+    const runId = await withTracedWorker(async (agents) => {
       const run = await agents.start('traced', SECRET_PROMPT, { workflow: { workflowExecutionTimeout: '1 minute' } });
       expect((await run.result()).text).toBe('done');
       return run.id;
@@ -153,6 +174,29 @@ describe('tracing', () => {
     const everything = JSON.stringify(spans.map((s) => s.attributes));
     expect(everything).not.toContain('12345678');
     expect(everything).not.toContain('secret-argument');
+  });
+});
+
+describe('tracing across continue-as-new', () => {
+  it('keeps every execution of a run in the trace its client started', async () => {
+    exporter.reset();
+    await withTracedWorker(async (agents) => {
+      // A tiny history budget: the run continues as new after almost every step.
+      const run = await agents.start('counter', 'count', {
+        historyEventBudget: 20,
+        workflow: { workflowExecutionTimeout: '1 minute' },
+      });
+      expect((await run.result()).text).toBe('counted');
+    });
+    await telemetry.forceFlush();
+    const spans = exporter.getFinishedSpans();
+    const traceId = spans.find((s) => s.name === 'StartWorkflow:agentRun')!.spanContext().traceId;
+    const executions = spans.filter((s) => s.name === 'RunWorkflow:agentRun');
+    expect(new Set(executions.map((s) => attr(s, 'runId'))).size).toBeGreaterThanOrEqual(3);
+    expect(executions.every((s) => s.spanContext().traceId === traceId)).toBe(true);
+    const tools = spans.filter((s) => s.name === 'execute_tool lookup');
+    expect(tools.map((s) => attr(s, 'gen_ai.tool.call.id')).sort()).toEqual(['c1', 'c2', 'c3', 'c4']);
+    expect(tools.every((s) => s.spanContext().traceId === traceId)).toBe(true);
   });
 });
 
