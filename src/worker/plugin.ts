@@ -108,7 +108,10 @@ export class DurableAgentPlugin extends SimplePlugin {
 
   /** Adds the agent activities, `agentRun`, the payload codec, tracing and the {@link AGENT_WORKER_DEFAULTS}. */
   override configureWorker(options: WorkerOptions): WorkerOptions {
-    const taken = Object.keys(this.agentActivities).filter((name) => Object.hasOwn(options.activities ?? {}, name));
+    const existing = (options.activities ?? {}) as Record<string, unknown>;
+    // Given both to the connection and to the worker, a plugin is asked twice: the second time is a no-op.
+    if (Object.entries(this.agentActivities).every(([name, fn]) => existing[name] === fn)) return options;
+    const taken = Object.keys(this.agentActivities).filter((name) => Object.hasOwn(existing, name));
     if (taken.length > 0) {
       throw new AgentPluginError(
         'ACTIVITY_NAME_TAKEN',

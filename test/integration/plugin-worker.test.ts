@@ -3,7 +3,7 @@
 import { fileURLToPath } from 'node:url';
 import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
@@ -16,7 +16,7 @@ import { createTool } from '../../src/tool/tool.js';
 import { isAgentPluginError } from '../../src/worker/errors/agent-plugin-error.js';
 import { DurableAgentPlugin } from '../../src/worker/plugin.js';
 import { composeGreeting } from '../fixtures/plugin/activities.js';
-import { createTestEnv, randomWorkflowId, uniqueTaskQueue } from '../support/temporal.js';
+import { createTestEnv, randomWorkflowId, testServer, uniqueTaskQueue } from '../support/temporal.js';
 
 const TEAM_WORKFLOWS = fileURLToPath(new URL('../fixtures/plugin/workflows.ts', import.meta.url));
 
@@ -142,6 +142,35 @@ describe('DurableAgentPlugin', () => {
       }
     });
     expect(worker.options.shutdownGraceTime).toBe('5s');
+  });
+
+  it('may be given to the connection and the worker both', async () => {
+    const executions: string[] = [];
+    const agents = plugin(executions);
+    const taskQueue = uniqueTaskQueue('twice');
+    const connection = await NativeConnection.connect({ address: testServer().address, plugins: [agents] });
+    try {
+      const worker = await Worker.create({
+        connection,
+        namespace: env.namespace ?? 'default',
+        taskQueue,
+        workflowBundle: await bundleWorkflowCode({
+          workflowsPath: TEAM_WORKFLOWS,
+          plugins: [agents],
+          logger: new DefaultLogger('WARN'),
+        }),
+        activities: { composeGreeting },
+        plugins: [agents],
+      });
+      const client = new AgentClient({ client: env.client, taskQueue });
+      const text = await worker.runUntil(
+        async () => (await (await client.start('planner', 'Plan Lyon')).result()).text,
+      );
+      expect(text).toBe('museum then park');
+      expect(executions).toEqual(['Lyon']);
+    } finally {
+      await connection.close();
+    }
   });
 
   it("refuses a worker whose own activities take the agent activities' names", async () => {
