@@ -17,6 +17,8 @@ import { createAgentWorker } from '../../src/worker/create-agent-worker.js';
 import { startDrillServer, type DrillServer } from './support/drill-server.js';
 
 const RUNS = Number(process.env.DRILL_RUNS ?? 200);
+/** How often the test client looks at each run (jittered ±25 %). */
+const POLL_MS = Number(process.env.DRILL_POLL_MS ?? 1_000);
 
 /** Executions per tool call, keyed `<workflow id>/<tool call id>`. */
 const executions = new Map<string, number>();
@@ -151,6 +153,7 @@ describe(`drill: ${RUNS} runs at once on one worker, each with tool calls and on
         runs: RUNS,
         startAllMs: Math.round(numbers.startMs),
         totalMs: Math.round(numbers.totalMs),
+        pollMs: POLL_MS,
         queryTimeouts,
         runsPerSecond: Math.round((RUNS / numbers.totalMs) * 1000 * 10) / 10,
         approvalVisibleMs: { p50: Math.round(median(numbers.waitMs)), p95: Math.round(quantile(numbers.waitMs, 0.95)) },
@@ -163,7 +166,7 @@ describe(`drill: ${RUNS} runs at once on one worker, each with tool calls and on
 /** Queries that timed out under load (the worker answers queries between workflow tasks). */
 let queryTimeouts = 0;
 
-/** Polls as a dashboard would: about once a second per run, jittered, retrying a query that timed out. */
+/** Polls as a dashboard would: every POLL_MS per run, jittered, retrying a query that timed out. */
 async function pollUntil<T>(probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -175,6 +178,6 @@ async function pollUntil<T>(probe: () => Promise<T | undefined>, timeoutMs: numb
       queryTimeouts++;
     }
     if (Date.now() > deadline) throw new Error('timed out waiting for the run');
-    await new Promise((r) => setTimeout(r, 750 + Math.random() * 500));
+    await new Promise((r) => setTimeout(r, POLL_MS * (0.75 + Math.random() / 2)));
   }
 }
