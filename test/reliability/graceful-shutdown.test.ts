@@ -142,4 +142,36 @@ describe('graceful shutdown', () => {
       if (second) await stop(second);
     }
   });
+
+  it('stops at once on a second SIGTERM; the interrupted tool runs again elsewhere', async () => {
+    const taskQueue = uniqueTaskQueue('drain-twice');
+    const sideEffects = join(mkdtempSync(join(tmpdir(), 'durable-agent-')), 'side-effects.log');
+    const first = await startWorker(taskQueue, sideEffects, { SLOW_MS: '8000' });
+    let second: StartedWorker | undefined;
+    try {
+      const run = await new AgentClient({ client: env.client, taskQueue }).start('drainer', 'go', {
+        workflow: { workflowExecutionTimeout: '2 minutes' },
+      });
+      await waitForLine(sideEffects, /^slow-start attempt=1/);
+      second = await startWorker(taskQueue, sideEffects, { SLOW_MS: '500' });
+      first.child.kill('SIGTERM');
+      await waitForLine(sideEffects, /^log SIGTERM: draining/);
+      const signalledAt = Date.now();
+      first.child.kill('SIGTERM');
+      const exit = await first.exited;
+      // 128 + SIGTERM (15), without waiting for the tool.
+      expect(exit.code).toBe(143);
+      expect(exit.at - signalledAt).toBeLessThan(3_000);
+      expect((await run.result()).text).toBe('finished');
+      const log = lines(sideEffects).filter((l) => l.startsWith('slow-'));
+      expect(log).toEqual([
+        `slow-start attempt=1 pid=${first.child.pid}`,
+        `slow-start attempt=2 pid=${second.child.pid}`,
+        `slow-end attempt=2 pid=${second.child.pid}`,
+      ]);
+    } finally {
+      await stop(first);
+      if (second) await stop(second);
+    }
+  });
 });
