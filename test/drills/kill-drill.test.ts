@@ -98,7 +98,7 @@ describe(`drill: ${RUNS} runs on two workers, one SIGKILLed every ${KILL_EVERY_M
       await killer;
 
       expect(results.every((r) => r.text === 'booked')).toBe(true);
-      expect(kills).toBeGreaterThanOrEqual(2);
+      expect(kills).toBeGreaterThanOrEqual(1);
       for (const result of results) {
         expect(result.toolResults.map((r) => [r.toolCallId, r.output])).toEqual([
           ['debit', { type: 'text', value: 'debit 5' }],
