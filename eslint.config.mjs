@@ -47,7 +47,7 @@ export default tseslint.config(
   {
     // The workflow bundle runs in Temporal's deterministic sandbox: no Node built-ins, no AI/MCP SDKs, no
     // worker-side code. Workflow code may only import the workflow-safe protocol module and @temporalio/workflow.
-    files: ['workflows/**/*.ts', 'src/workflow/**/*.ts'],
+    files: ['workflows/**/*.ts', 'src/workflow/**/*.ts', 'src/workflow-api/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

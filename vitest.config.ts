@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 // Set by .ci/run: also write a machine-readable report, from which CI counts passed and failed tests.
 const jsonReport = process.env.VITEST_JSON_REPORT;
@@ -7,6 +7,8 @@ const jsonReport = process.env.VITEST_JSON_REPORT;
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The scale drills take minutes and start servers of their own: `npm run drills`.
+    exclude: [...configDefaults.exclude, 'test/drills/**'],
     // One Temporal dev server for the whole run; test files read its address with inject('temporalAddress').
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',

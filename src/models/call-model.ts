@@ -16,6 +16,7 @@ import { classifyModelError, isAbortError } from './classify-model-error.js';
 import { uniqueToolCallIds } from './unique-tool-call-ids.js';
 import type { Usage } from '../protocol/activity-io.js';
 import type { ResolvedLanguageModel } from './provider-registry.js';
+import { modelCallTelemetry } from '../telemetry/model-call-telemetry.js';
 
 // The activity that calls the model also classifies its failures; both live behind this one import.
 export { classifyModelError, isAbortError, ModelFailureType } from './classify-model-error.js';
@@ -129,6 +130,8 @@ export async function callModel(options: CallModelOptions): Promise<ModelCallRes
       headers: options.headers,
       maxOutputTokens: options.maxOutputTokens,
       temperature: options.temperature,
+      // Off unless tracing is installed in this process; then the call is a span under the activity's span.
+      telemetry: modelCallTelemetry(),
     });
 
     const toolCalls: RawToolCall[] = result.toolCalls

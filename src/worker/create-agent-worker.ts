@@ -1,18 +1,18 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { PayloadCodec } from '@temporalio/common';
-import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
-import { createActivities } from '../../activities/index.js';
+import { type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { WorkerLimits } from '../../activities/limits.js';
 import type { TranscriptCacheLimits } from '../../activities/transcripts.js';
 import { type Agent } from '../agent/agent.js';
-import { AgentRegistry } from '../agent/registry.js';
-import { withWorkerPayloadCodec } from '../codec/worker-payload-codec.js';
+import { type AgentRegistry } from '../agent/registry.js';
 import { connectWorker } from '../connection/connect-worker.js';
 import type { TemporalConnectionOptions } from '../connection/connection-options.js';
 import { resolveConnection } from '../connection/resolve-connection.js';
-import { ProviderRegistry } from '../models/provider-registry.js';
+import { type ProviderRegistry } from '../models/provider-registry.js';
 import { DEFAULT_TASK_QUEUE } from '../protocol/index.js';
+import type { AgentTelemetry } from '../telemetry/agent-telemetry.js';
+import { DurableAgentPlugin } from './plugin.js';
+
+export { workflowsPath } from './workflow-paths.js';
 
 /**
  * Options of `createAgentWorker`. Where to connect (`address`, `namespace`, `apiKey`, `tls`, `profile`, …) comes
@@ -46,50 +46,44 @@ export interface AgentWorkerOptions extends TemporalConnectionOptions {
    * codecs. `false`: no codec.
    */
   payloadCodec?: PayloadCodec | false;
+  /** Tracing (see `DurableAgentPluginOptions.telemetry`). Default: from the OpenTelemetry environment variables. */
+  telemetry?: AgentTelemetry | false;
   /** A prebuilt workflow bundle (tests bundle once per file); default: bundle `workflows/` at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
-  /** Anything else Temporal's `Worker.create` takes (concurrency limits, interceptors, sinks, …). */
+  /**
+   * Anything else Temporal's `Worker.create` takes (concurrency limits, interceptors, sinks, shutdown times, more
+   * plugins, …). Unset heartbeat and shutdown settings get `AGENT_WORKER_DEFAULTS`.
+   */
   worker?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowsPath'>>;
 }
 
 /**
- * Builds a Temporal worker hosting the `agentRun` workflow and every activity for the given agents. Secrets
- * (model keys, MCP tokens) stay here, in the worker's configuration; nothing of them reaches history.
+ * Builds a Temporal worker hosting the `agentRun` workflow and every activity for the given agents: a worker with
+ * {@link DurableAgentPlugin} and nothing else. Secrets (model keys, MCP tokens) stay here, in the worker's
+ * configuration; nothing of them reaches history. The worker's MCP connections close when it stops running.
  */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
-  // Resolved before connecting, so a bad key in the environment fails fast and leaves no connection open.
-  const dataConverter = withWorkerPayloadCodec(options.worker?.dataConverter, options.payloadCodec);
-  const agents = options.agents instanceof AgentRegistry ? options.agents : AgentRegistry.from(options.agents);
+  // Built before connecting, so a bad key or exporter in the environment fails fast and leaves no connection open.
+  const plugin = new DurableAgentPlugin({
+    agents: options.agents,
+    ...(options.providers ? { providers: options.providers } : {}),
+    ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.maxToolOutputBytes !== undefined ? { maxToolOutputBytes: options.maxToolOutputBytes } : {}),
+    ...(options.elicitationHoldMs !== undefined ? { elicitationHoldMs: options.elicitationHoldMs } : {}),
+    ...(options.transcriptCache ? { transcriptCache: options.transcriptCache } : {}),
+    ...(options.progressIntervalMs !== undefined ? { progressIntervalMs: options.progressIntervalMs } : {}),
+    ...(options.payloadCodec !== undefined ? { payloadCodec: options.payloadCodec } : {}),
+    ...(options.telemetry !== undefined ? { telemetry: options.telemetry } : {}),
+  });
   const settings = resolveConnection(options);
   const connection = options.connection ?? (await connectWorker(settings));
-  const activities = createActivities({
-    agents,
-    providers: options.providers ?? new ProviderRegistry(),
-    ...(options.maxToolOutputBytes !== undefined ? { maxToolOutputBytes: options.maxToolOutputBytes } : {}),
-    ...(options.limits ? { limits: options.limits } : {}),
-    ...(options.transcriptCache ? { transcriptCache: options.transcriptCache } : {}),
-    ...(options.elicitationHoldMs !== undefined ? { elicitationHoldMs: options.elicitationHoldMs } : {}),
-    ...(options.progressIntervalMs !== undefined ? { progressIntervalMs: options.progressIntervalMs } : {}),
-  });
-  return await Worker.create({
-    // Streaming tools record each yield as a heartbeat; flush them promptly so a crash loses at most one step.
-    maxHeartbeatThrottleInterval: '200ms',
-    defaultHeartbeatThrottleInterval: '200ms',
+  const worker = await Worker.create({
     ...options.worker,
     connection,
     namespace: settings.namespace,
     taskQueue: options.taskQueue ?? (options.env ?? process.env).TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
-    activities,
-    dataConverter,
-    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: workflowsPath() }),
+    plugins: [plugin, ...(options.worker?.plugins ?? [])],
+    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
   });
-}
-
-/** The workflow entry point, as TypeScript source (tsx, tests) or compiled JavaScript (dist). */
-export function workflowsPath(): string {
-  for (const ext of ['ts', 'js']) {
-    const path = fileURLToPath(new URL(`../../workflows/index.${ext}`, import.meta.url));
-    if (existsSync(path)) return path;
-  }
-  throw new Error('Cannot find workflows/index.ts or workflows/index.js next to the durable-agent sources.');
+  return plugin.closeWhenStopped(worker);
 }

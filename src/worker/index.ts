@@ -1,10 +1,17 @@
-// `durable-agent/worker`: host agents on a Temporal worker — the worker factory, the activities, model providers, the
-// payload codec, limits, and the embedded dev server.
-export { createAgentWorker, workflowsPath, type AgentWorkerOptions } from './create-agent-worker.js';
+// `durable-agent/worker`: host agents on a Temporal worker — the agent plugin for existing workers, the ready-made
+// agent worker, graceful shutdown, the activities, model providers, the payload codec, limits, telemetry, and the
+// embedded dev server.
+export { AGENT_WORKER_DEFAULTS, DurableAgentPlugin, type DurableAgentPluginOptions } from './plugin.js';
+export { createAgentWorker, type AgentWorkerOptions } from './create-agent-worker.js';
+export { runUntilSignal, type RunUntilSignalOptions } from './run-until-signal.js';
+export { AgentPluginError, isAgentPluginError, type AgentPluginErrorCode } from './errors/agent-plugin-error.js';
+export { USER_WORKFLOWS_ALIAS, combinedWorkflowsPath, workflowsPath } from './workflow-paths.js';
+export { resolveTemporalBinary, startDevServer, type DevServer, type DevServerOptions } from './dev-server.js';
 export { createActivities, type CreateActivitiesOptions } from '../../activities/index.js';
 export { DEFAULT_WORKER_LIMITS, type WorkerLimits } from '../../activities/limits.js';
-export { resolveTemporalBinary, startDevServer, type DevServer, type DevServerOptions } from './dev-server.js';
+export { McpRuntime } from '../../activities/mcp-runtime.js';
 export * from '../models/index.js';
 export * from '../codec/index.js';
+export * from '../telemetry/index.js';
 export { REDACTED, redactSecrets, registerSecret } from '../secrets/index.js';
 export { connectWorker } from '../connection/connect-worker.js';
