@@ -60,6 +60,11 @@ export interface DecisionOptions {
   /** Evidence of the decider's identity for the agent's `authorizeDecision` hook. Stored in history: no secrets. */
   identity?: JsonValue;
   /**
+   * The request's token, when you have it (from the `approval-requested` event or `state()`); otherwise it is read
+   * from the run just before the decision is sent, which needs a worker to answer.
+   */
+  token?: string;
+  /**
    * Send as a fire-and-forget signal instead of an update. A signal is accepted even before the run asks for the
    * approval, and duplicates are ignored; an update rejects unknown or already-decided ids at once.
    */
@@ -233,11 +238,12 @@ export class AgentRun {
    * early decisions.)
    */
   private async decide(toolCallId: string, approved: boolean, options: DecisionOptions) {
-    const pending = (await this.state()).pendingApprovals.find((p) => p.toolCallId === toolCallId);
+    const what = approved ? 'the approval' : 'the denial';
+    const token = options.token ?? (await this.requestToken(what, toolCallId, options.signal === true));
     const decision: ApprovalDecision = {
       toolCallId,
       approved,
-      ...(pending?.token !== undefined ? { token: pending.token } : {}),
+      ...(token !== undefined ? { token } : {}),
       ...(options.reason !== undefined ? { reason: options.reason } : {}),
       ...(options.approver !== undefined ? { approver: options.approver } : {}),
       ...(options.identity !== undefined ? { identity: options.identity } : {}),
@@ -247,10 +253,25 @@ export class AgentRun {
       return undefined;
     }
     return await this.ask(
-      approved ? 'the approval' : 'the denial',
+      what,
       () => rejectionsExplained(this.handle.executeUpdate(approvalUpdate, { args: [decision] })),
       { pending: true },
     );
+  }
+
+  /**
+   * The pending request's token, read from the run. A run that has ended waits for nothing: said at once. A call not
+   * pending (yet) has no token: a signal goes without one (kept only if the agent allows early decisions), an update
+   * is refused by the run with the reason.
+   */
+  private async requestToken(what: string, toolCallId: string, signal: boolean): Promise<string | undefined> {
+    const state = await this.ask(what, () => this.handle.query(stateQuery));
+    if (!signal && (state.status === 'completed' || state.status === 'failed' || state.status === 'cancelled')) {
+      throw new RunRequestRejectedError(
+        `Run '${this.id}' has ${state.status === 'completed' ? 'completed' : `been ${state.status}`}: it waits for no approval.`,
+      );
+    }
+    return state.pendingApprovals.find((p) => p.toolCallId === toolCallId)?.token;
   }
 
   /**

@@ -44,14 +44,17 @@ describe('requests to a run that no worker answers', () => {
     const client = new AgentClient({ client: env.client, taskQueue, requestTimeoutMs: TIMEOUT_MS });
     const run = await client.start('assistant', 'hello', { workflow: { workflowExecutionTimeout: '1 minute' } });
     try {
-      const requests: Array<[string, () => Promise<unknown>]> = [
-        ['the state query', () => run.state()],
-        ['the transcript query', () => run.messages()],
-        ['the events query', async () => (await run.events().next()).value],
-        ['the approval', () => run.approve('call-1', { approver: 'ana' })],
-        ['the tool result', () => run.submitToolResult('call-1', { ok: true })],
+      // [request, call, sent as an update that Temporal keeps]
+      const requests: Array<[string, () => Promise<unknown>, boolean]> = [
+        ['the state query', () => run.state(), false],
+        ['the transcript query', () => run.messages(), false],
+        ['the events query', async () => (await run.events().next()).value, false],
+        // Without the request's token the client first reads it from the run: nothing is sent.
+        ['the approval', () => run.approve('call-1', { approver: 'ana' }), false],
+        ['the approval', () => run.approve('call-1', { approver: 'ana', token: 'seen-earlier' }), true],
+        ['the tool result', () => run.submitToolResult('call-1', { ok: true }), true],
       ];
-      for (const [request, call] of requests) {
+      for (const [request, call, isUpdate] of requests) {
         const { error, ms } = await rejection(call());
         expect(NoWorkerError.isInstance(error), `${request}: ${String(error)}`).toBe(true);
         expect((error as Error).message).toContain(
@@ -60,7 +63,6 @@ describe('requests to a run that no worker answers', () => {
             `queue '${taskQueue}'`,
         );
         // Updates stay with Temporal, and the message says so; queries do not.
-        const isUpdate = request === 'the approval' || request === 'the tool result';
         expect((error as Error).message.includes('a worker that starts later may still apply it')).toBe(isUpdate);
         // Bounded by the deadline plus the two calls that explain it; before, an update waited without end.
         expect(ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
@@ -75,7 +77,7 @@ describe('requests to a run that no worker answers', () => {
     const taskQueue = uniqueTaskQueue('worker-gone');
     const agents = [createAssistant('offline/demo')];
     const client = new AgentClient({ client: env.client, taskQueue, requestTimeoutMs: TIMEOUT_MS });
-    const run = await withAgentWorker(
+    const { run, token } = await withAgentWorker(
       env,
       agents,
       async ({ start }) => {
@@ -84,12 +86,16 @@ describe('requests to a run that no worker answers', () => {
           if (i > 200) throw new Error('the run never asked for approval');
           await delay(50);
         }
-        return client.getRun(started.id);
+        // The person saw the request (and its token) while a worker was up.
+        const [pending] = (await started.state()).pendingApprovals;
+        return { run: client.getRun(started.id), token: pending!.token };
       },
       { taskQueue },
     );
     // The worker has shut down, but Temporal may still list it as a poller of the queue for a while.
-    const { error } = await rejection(run.approve('offline-call-1', { approver: 'ana', reason: 'late but fine' }));
+    const { error } = await rejection(
+      run.approve('offline-call-1', { approver: 'ana', reason: 'late but fine', ...(token ? { token } : {}) }),
+    );
     expect(WorkerTimeoutError.isInstance(error) || NoWorkerError.isInstance(error), String(error)).toBe(true);
     if (WorkerTimeoutError.isInstance(error)) {
       expect(error.message).toMatch(
