@@ -128,6 +128,11 @@ export function createExecuteTool(deps: ActivityDependencies) {
           ...(check.tool.toModelOutput ? { modelOutput: outcome.modelOutput } : {}),
           outputId: randomUUID(),
         });
+        if (scope) {
+          // An MCP call may have changed the server's tools: the next model call should see the new listing.
+          const stale = await deps.mcp.staleServers(agent, input.run, input.mcp);
+          if (stale.length > 0) result.staleMcpServers = stale;
+        }
         if (result.kind === 'ok' || result.kind === 'error') {
           // What the workflow will put in the transcript: the next model call on this worker needs no query.
           deps.transcripts.rememberToolOutput(

@@ -87,10 +87,8 @@ async function generateStep(
     finishReason: response.finishReason,
     usage: response.usage,
   };
-  const stale = (input.mcp ?? []).filter(
-    (ref) => agent.mcp?.isListingStale(ref.server, ref.version, { pool: deps.mcp.pool }) === true,
-  );
-  if (stale.length > 0) result.staleMcpServers = stale.map((ref) => ref.server);
+  const stale = await deps.mcp.staleServers(agent, input.run, input.mcp);
+  if (stale.length > 0) result.staleMcpServers = stale;
   checkResponseSize(result, deps.limits.modelResponseBytes);
   deps.transcripts.append(input.run, input.messageCount, result.messages, result.responseId);
   return result;

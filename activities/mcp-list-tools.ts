@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import { classifyMcpError } from '../src/mcp/classify-mcp-error.js';
 import { isMcpServerError } from '../src/mcp/errors/mcp-server-error.js';
 import { describeError } from '../src/mcp/describe-error.js';
+import { listingVersion } from '../src/mcp/listing.js';
 import {
   MCP_LIST_ATTEMPTS,
   type McpListToolsInput,
@@ -35,12 +36,18 @@ export function createMcpListTools(deps: ActivityDependencies) {
         ...(input.userId !== undefined ? { userId: input.userId } : {}),
         context: input.context,
       });
-      const record: McpListingRecord = boundedListing({
+      const bounded = boundedListing({
         server: input.server,
         version: listing.version,
         tools: listing.tools,
         skipped: listing.skipped,
       });
+      // The record's version names what this run may use (another user's filtered listing differs).
+      const record: McpListingRecord = {
+        ...bounded,
+        version: listingVersion(bounded.tools),
+        sourceVersion: listing.version,
+      };
       deps.mcp.remember(record);
       return { version: 1, kind: 'listed', listing: record };
     } catch (error) {

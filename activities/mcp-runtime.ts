@@ -81,6 +81,23 @@ export class McpRuntime {
     return mergeRunTools(new ToolManager(mcpTools.filter((tool) => !names.has(tool.name))), ownItems);
   }
 
+  /**
+   * Servers whose recorded listing this worker knows to be out of date (a `tools/list_changed` arrived, or it has
+   * listed the server since with another result): the run re-lists them before its next model call.
+   */
+  async staleServers(agent: Agent, run: RunRef, refs: McpListingRef[] | undefined): Promise<string[]> {
+    const config = agent.mcp;
+    if (!config || !refs?.length) return [];
+    const stale: string[] = [];
+    for (const ref of refs) {
+      const listing = await this.listing(run, ref);
+      if (config.isListingStale(ref.server, listing.sourceVersion ?? listing.version, { pool: this.pool })) {
+        stale.push(ref.server);
+      }
+    }
+    return stale;
+  }
+
   /** Runs `fn` (a tool pipeline) with the activity's MCP call scope, which the MCP tools it calls read. */
   withCallScope<T>(scope: McpCallScope | undefined, fn: () => Promise<T>): Promise<T> {
     return scope ? this.callScope.run(scope, fn) : fn();

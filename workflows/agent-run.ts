@@ -106,7 +106,8 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
         break;
       }
       // A server said its tools changed (`tools/list_changed`): the next model call sees its new listing.
-      if (generated.staleMcpServers?.length) await listMcpServers(state, description, run, generated.staleMcpServers);
+      const stale = [...new Set([...(generated.staleMcpServers ?? []), ...settled.staleMcpServers])];
+      if (stale.length > 0) await listMcpServers(state, description, run, stale);
       if (state.steps.length < maxSteps && shouldContinueAsNew(input)) {
         await continueAsNewIfPossible(state, input, description);
       }

@@ -57,12 +57,16 @@ interface SettledCall {
   denied?: ToolDeniedData;
   /** Set for results of `executeTool`: the next model call references them instead of copying them. */
   outputId?: string;
+  /** MCP servers whose tools changed during the call. */
+  staleMcpServers?: string[];
 }
 
 /** What a step's tool calls produced: the tool message, the next step's transcript delta, and a denial if any. */
 export interface SettledStep extends StepToolResults {
   delta: TranscriptDelta | undefined;
   denied: ToolDeniedData | undefined;
+  /** MCP servers to re-list before the next model call. */
+  staleMcpServers: string[];
 }
 
 /**
@@ -97,6 +101,7 @@ export async function settleToolCalls(
             content: settled.map(({ part, outputId }) => deltaPart(part, outputId)),
           },
     denied: settled.find((s) => s.denied)?.denied,
+    staleMcpServers: [...new Set(settled.flatMap((s) => s.staleMcpServers ?? []))],
   };
 }
 
@@ -281,7 +286,11 @@ async function executeCall(ctx: CallContext, call: ValidCall, args: JsonValue): 
     return { ...answer(ctx, call, output, 'denied', result.error.message), denied: result.error };
   }
   const output = result.modelOutput ?? defaultModelOutput(result.output);
-  return { ...answer(ctx, call, output, result.kind, result.output), outputId: result.outputId };
+  return {
+    ...answer(ctx, call, output, result.kind, result.output),
+    outputId: result.outputId,
+    ...(result.staleMcpServers ? { staleMcpServers: result.staleMcpServers } : {}),
+  };
 }
 
 function reissueLimit(): { type: 'error-text'; value: string } {

@@ -62,8 +62,13 @@ export interface McpToolRecord {
   };
 }
 
-/** A server's listing as recorded in history by `mcpListTools`. */
+/**
+ * A server's listing as recorded in history by `mcpListTools`. `version` is the hash of what was recorded (the
+ * tools this run may use, after authorization filtering and bounds), `sourceVersion` the hash of what the server
+ * listed (how a worker tells that the server's tools changed since).
+ */
 export interface McpListingRecord extends McpListingRef {
+  sourceVersion?: string;
   tools: McpToolRecord[];
   /** Tools left out (too many, too large, unconvertible names), with the reason. */
   skipped: Array<{ name: string; reason: string }>;
@@ -188,6 +193,8 @@ export type ExecuteToolResult =
       modelOutput?: ToolResultOutput;
       /** Unique per attempt: tells the worker caches which output the run recorded. */
       outputId: string;
+      /** MCP servers whose tools changed during the call (`tools/list_changed`): re-listed before the next step. */
+      staleMcpServers?: string[];
     }
   | { version: 1; kind: 'denied'; error: ToolDeniedData }
   /**
