@@ -103,3 +103,6 @@ export type {
   JsonValue,
   PendingApproval,
 } from './protocol/index.js';
+
+// MCP: servers whose tools an agent uses (in-process, and in durable runs through the worker).
+export * from './mcp/index.js';
