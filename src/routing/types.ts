@@ -120,7 +120,7 @@ export interface ToolRoutingEmbeddingConfig {
    */
   cacheKey?: string;
   /**
-   * Share of the lexical (BM25+) score in the ranking, from 0 to 1 (default 0.2): the ranking is hybrid, the
+   * Share of the lexical (BM25+) score in the ranking, from 0 to 1 (default 0.1): the ranking is hybrid, the
    * cosine similarity fused with the BM25+ score after scaling each to 0..1 over the pool. 0 ranks by cosine alone.
    * `minScore` still gates on the cosine similarity.
    */
