@@ -23,10 +23,10 @@ export type ResolvedSearchStrategy =
 
 /**
  * What a worker keeps for tool search: one embedding cache, one lexical index cache (used by the lexical ranking
- * and by the lexical half of the hybrid one), and the embedding strategies
- * built from routing configs (memoized per config object and per model string). Every router, run and activity
- * on the worker shares it, so a per-run routing object never loses the cache (VoltAgent rebuilds its strategy,
- * and so its cache, on every call with a routing object that is not the agent's own).
+ * and by the lexical half of the hybrid one), and the embedding strategies built from routing configs (memoized
+ * per config object and per model string). Every router, run and activity on the worker shares it, so a per-run
+ * routing object never loses the cache (VoltAgent rebuilds its strategy, and so its cache, on every call with a
+ * routing object that is not the agent's own).
  */
 export class ToolSearchService {
   readonly providers: ProviderRegistry;
