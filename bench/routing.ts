@@ -1,7 +1,9 @@
 // Tool-search cost over a 1,000-tool pool, measured the way the `rankTools` and `embedBatch` activities will run
-// it (ToolRouter.rank / warmBatch on a per-worker ToolSearchService), for three rankings:
-//   lexical (BM25+), the offline hashed bag-of-words embedder, and a real model (all-MiniLM-L6-v2 on the CPU behind
-//   the OpenAI-compatible server of test/support, reached through `openai/...` + OPENAI_BASE_URL).
+// it (ToolRouter.rank / warmBatch on a per-worker ToolSearchService), for these rankings:
+//   lexical (BM25+); the offline hashed bag-of-words embedder, hybrid (the default with an embedding model) and by
+//   cosine alone over the same cache (the difference is what fusion costs); a real model (all-MiniLM-L6-v2 on the
+//   CPU behind the OpenAI-compatible server of test/support, reached through `openai/...` + OPENAI_BASE_URL),
+//   hybrid and then by cosine alone (`lexicalWeight: 0`) over the same cache.
 // Reports cold cost (first search: index build or embedding the pool, with the calls it took), the warm median of
 // the rank step, and embedding calls per warm search (counted by our strategy and, for the real model, by the
 // server itself: both must be exactly 1, the query). Not a test; run it with `npx tsx bench/routing.ts`
@@ -94,12 +96,13 @@ async function main(): Promise<void> {
   const server = await startEmbeddingServer({ threads: 1 });
   try {
     const rows: Row[] = [];
-    const run = async (label: string, config: ToolRoutingConfig, withServer = false) => {
-      const service = new ToolSearchService({
+    const newService = () =>
+      new ToolSearchService({
         providers: new ProviderRegistry({
           env: { OPENAI_API_KEY: 'not-needed-locally', OPENAI_BASE_URL: server.baseURL },
         }),
       });
+    const run = async (label: string, config: ToolRoutingConfig, withServer = false, service = newService()) => {
       const router = createToolRouter({ tools, config, service });
       const row = await measure(
         label,
@@ -111,13 +114,26 @@ async function main(): Promise<void> {
       console.error(`routing bench: ${label} done`);
     };
     await run('lexical (BM25+, MiniSearch)', {});
-    await run('offline/hashed-bow (cosine)', { embedding: new OfflineEmbeddingModel() });
+    // The offline embedder costs microseconds per query, so its two rows show what the fusion itself adds.
+    const offline = newService();
+    const offlineModel = new OfflineEmbeddingModel();
+    await run('offline/hashed-bow (hybrid)', { embedding: offlineModel }, false, offline);
     await run(
-      `openai/${LOCAL_EMBEDDING_MODEL_ID} via OPENAI_BASE_URL`,
-      {
-        embedding: `openai/${LOCAL_EMBEDDING_MODEL_ID}`,
-      },
+      'offline/hashed-bow (cosine alone)',
+      { embedding: { model: offlineModel, lexicalWeight: 0 } },
+      false,
+      offline,
+    );
+    // One service for both real-model rows: the second reuses the first's tool vectors (its cold search embeds
+    // only the query), so the pool is embedded once.
+    const realModel = newService();
+    const model = `openai/${LOCAL_EMBEDDING_MODEL_ID}`;
+    await run(`${model} via OPENAI_BASE_URL (hybrid)`, { embedding: model }, true, realModel);
+    await run(
+      `${model} (cosine alone, vectors cached above)`,
+      { embedding: { model, lexicalWeight: 0 } },
       true,
+      realModel,
     );
 
     const header =

@@ -1,5 +1,6 @@
 import type { RunToolRouting } from './resolve-run-routing.js';
 import type { EmbeddingPlan } from './tool-router.js';
+import type { ResolvedSearchStrategy } from './tool-search-service.js';
 
 /**
  * What a run's routing looks like, as plain JSON for workflow history (recorded once per run, like the agent's
@@ -13,7 +14,8 @@ export interface ToolRoutingDescription {
   /** Pool tools a search ranks (callable ones). */
   candidates?: number;
   enforceSearchBeforeCall?: boolean;
-  ranking?: 'lexical' | 'embedding' | 'custom';
+  /** `hybrid`: an embedding model's cosine fused with BM25+; `embedding`: cosine alone (`lexicalWeight: 0`). */
+  ranking?: 'lexical' | 'embedding' | 'hybrid' | 'custom';
   embedding?: EmbeddingPlan;
 }
 
@@ -28,7 +30,12 @@ export async function describeToolRouting(run: RunToolRouting): Promise<ToolRout
     visibleTools,
     candidates: router.candidates().length,
     enforceSearchBeforeCall: router.enforceSearchBeforeCall,
-    ranking: router.strategy().kind,
+    ranking: rankingOf(router.strategy()),
     ...(embedding ? { embedding } : {}),
   };
+}
+
+function rankingOf(resolved: ResolvedSearchStrategy): NonNullable<ToolRoutingDescription['ranking']> {
+  if (resolved.kind !== 'embedding') return resolved.kind;
+  return resolved.strategy.lexicalWeight > 0 ? 'hybrid' : 'embedding';
 }

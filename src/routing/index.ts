@@ -1,4 +1,4 @@
-// Tool routing (SPEC 3.7): searchTools/callTool over a tool pool, lexical and embedding ranking, the worker's
+// Tool routing (SPEC 3.7): searchTools/callTool over a tool pool, lexical and hybrid embedding ranking, the worker's
 // embedding cache. Worker-side: it loads the AI SDK, zod and MiniSearch. Workflow code may import only
 // `constants.ts` and `top-k.ts` from here (pure, import-free).
 export * from './constants.js';
@@ -45,6 +45,7 @@ export {
   type EmbeddedTexts,
 } from './embed-texts.js';
 export { cosineSimilarity, rankByCosine } from './cosine.js';
+export { fuseScores, minMaxScale } from './fuse-scores.js';
 export {
   EmbeddingToolSearchStrategy,
   createEmbeddingToolSearchStrategy,

@@ -22,10 +22,11 @@ export type ResolvedSearchStrategy =
   | { kind: 'lexical'; strategy: LexicalToolSearchStrategy };
 
 /**
- * What a worker keeps for tool search: one embedding cache, one lexical index cache, and the embedding strategies
- * built from routing configs (memoized per config object and per model string). Every router, run and activity
- * on the worker shares it, so a per-run routing object never loses the cache (VoltAgent rebuilds its strategy,
- * and so its cache, on every call with a routing object that is not the agent's own).
+ * What a worker keeps for tool search: one embedding cache, one lexical index cache (used by the lexical ranking
+ * and by the lexical half of the hybrid one), and the embedding strategies built from routing configs (memoized
+ * per config object and per model string). Every router, run and activity on the worker shares it, so a per-run
+ * routing object never loses the cache (VoltAgent rebuilds its strategy, and so its cache, on every call with a
+ * routing object that is not the agent's own).
  */
 export class ToolSearchService {
   readonly providers: ProviderRegistry;
@@ -41,7 +42,10 @@ export class ToolSearchService {
     this.cache = options.cache ?? new EmbeddingCache({ maxBytes: options.cacheMaxBytes });
   }
 
-  /** The ranking for a config: its custom strategy, else its embedding model (cosine), else lexical (BM25). */
+  /**
+   * The ranking for a config: its custom strategy, else its embedding model (hybrid: cosine fused with BM25+,
+   * or cosine alone with `lexicalWeight: 0`), else lexical (BM25+).
+   */
   strategyFor(config: {
     embedding?: ToolRoutingEmbeddingInput;
     strategy?: ToolSearchStrategy;
@@ -59,7 +63,11 @@ export class ToolSearchService {
     if (typeof input === 'string') {
       let strategy = this.byString.get(input);
       if (!strategy) {
-        strategy = new EmbeddingToolSearchStrategy({ model: this.resolveModel(input), cache: this.cache });
+        strategy = new EmbeddingToolSearchStrategy({
+          model: this.resolveModel(input),
+          cache: this.cache,
+          lexical: this.lexical,
+        });
         this.byString.set(input, strategy);
         if (this.byString.size > ToolSearchService.MAX_MODEL_STRINGS) {
           this.byString.delete(this.byString.keys().next().value!);
@@ -70,7 +78,7 @@ export class ToolSearchService {
     let strategy = this.byObject.get(input);
     if (!strategy) {
       strategy = isEmbeddingModelObject(input)
-        ? new EmbeddingToolSearchStrategy({ model: input, cache: this.cache })
+        ? new EmbeddingToolSearchStrategy({ model: input, cache: this.cache, lexical: this.lexical })
         : new EmbeddingToolSearchStrategy({
             model: typeof input.model === 'string' ? this.resolveModel(input.model) : input.model,
             cache: this.cache,
@@ -78,6 +86,8 @@ export class ToolSearchService {
             toolText: input.toolText,
             minScore: input.minScore,
             cacheKey: input.cacheKey,
+            lexicalWeight: input.lexicalWeight,
+            lexical: this.lexical,
           });
       this.byObject.set(input, strategy);
     }

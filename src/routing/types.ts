@@ -119,6 +119,12 @@ export interface ToolRoutingEmbeddingConfig {
    * configured models share that (e.g. two OpenAI-compatible servers serving models with the same id).
    */
   cacheKey?: string;
+  /**
+   * Share of the lexical (BM25+) score in the ranking, from 0 to 1 (default 0.1): the ranking is hybrid, the
+   * cosine similarity fused with the BM25+ score after scaling each to 0..1 over the pool. 0 ranks by cosine alone.
+   * `minScore` still gates on the cosine similarity.
+   */
+  lexicalWeight?: number;
 }
 
 /** `toolRouting.embedding`: a model string, a model object, or the object form. */
@@ -133,7 +139,10 @@ export interface ToolRoutingConfig {
   pool?: ToolItem[];
   /** Tools the model always sees directly. */
   expose?: ToolItem[];
-  /** Embedding model for ranking (cosine similarity); without it, lexical ranking (BM25). */
+  /**
+   * Embedding model for ranking (hybrid: cosine similarity fused with BM25+, see `lexicalWeight`); without it,
+   * lexical ranking (BM25+).
+   */
   embedding?: ToolRoutingEmbeddingInput;
   /** Default number of tools a search returns (a call's own `topK` wins). */
   topK?: number;

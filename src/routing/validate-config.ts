@@ -15,7 +15,7 @@ import type {
 } from './types.js';
 
 const CONFIG_KEYS = ['pool', 'expose', 'embedding', 'topK', 'enforceSearchBeforeCall', 'strategy'];
-const EMBEDDING_KEYS = ['model', 'maxBatchSize', 'topK', 'toolText', 'minScore', 'cacheKey'];
+const EMBEDDING_KEYS = ['model', 'maxBatchSize', 'topK', 'toolText', 'minScore', 'cacheKey', 'lexicalWeight'];
 const OVERRIDE_KEYS = ['pool', 'expose', 'embedding', 'topK', 'enforceSearchBeforeCall'];
 /** Most tool names a run override may list (client input). */
 const MAX_OVERRIDE_NAMES = 10_000;
@@ -73,7 +73,7 @@ export function validateEmbeddingInput(input: unknown): asserts input is ToolRou
     throw new ToolRoutingConfigError(
       field,
       `${field} must be an embedding model, a 'provider/model' string such as 'openai/text-embedding-3-small', ` +
-        `or { model, maxBatchSize?, topK?, toolText?, minScore? }; got ${describe(input)}.`,
+        `or { model, maxBatchSize?, topK?, toolText?, minScore?, lexicalWeight? }; got ${describe(input)}.`,
     );
   }
   const record = input as Record<string, unknown>;
@@ -107,6 +107,15 @@ export function validateEmbeddingInput(input: unknown): asserts input is ToolRou
       throw new ToolRoutingConfigError(
         `${field}.minScore`,
         `${field}.minScore must be a cosine similarity from -1 up to (not including) 1; got ${describe(score)}.`,
+      );
+    }
+  }
+  if (record.lexicalWeight !== undefined) {
+    const weight = record.lexicalWeight;
+    if (typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0 || weight > 1) {
+      throw new ToolRoutingConfigError(
+        `${field}.lexicalWeight`,
+        `${field}.lexicalWeight must be a number from 0 (cosine similarity alone) to 1; got ${describe(weight)}.`,
       );
     }
   }

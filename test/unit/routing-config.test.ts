@@ -115,8 +115,18 @@ describe('toolRouting validation', () => {
     expect(
       errorOf(() => validateToolRoutingConfig({ embedding: { model: 'offline/x', normalize: true } })).message,
     ).toBe(
-      "Unknown toolRouting.embedding option 'normalize'. Known options: model, maxBatchSize, topK, toolText, minScore, cacheKey.",
+      "Unknown toolRouting.embedding option 'normalize'. Known options: model, maxBatchSize, topK, toolText, minScore, cacheKey, lexicalWeight.",
     );
+    for (const lexicalWeight of [-0.1, 1.5, Number.NaN, '0.2']) {
+      expect(
+        errorOf(() => validateToolRoutingConfig({ embedding: { model: 'offline/x', lexicalWeight } })).message,
+      ).toMatch(
+        /^toolRouting\.embedding\.lexicalWeight must be a number from 0 \(cosine similarity alone\) to 1; got /,
+      );
+    }
+    for (const lexicalWeight of [0, 0.2, 1]) {
+      expect(() => validateToolRoutingConfig({ embedding: { model: 'offline/x', lexicalWeight } })).not.toThrow();
+    }
   });
 
   it("checks a run's override: booleans, bounded name lists, a model string only", () => {

@@ -390,9 +390,15 @@ describe('per-run routing', () => {
       visibleTools: ['searchTools', 'callTool'],
       candidates: 2,
       enforceSearchBeforeCall: true,
-      ranking: 'embedding',
+      ranking: 'hybrid',
       embedding: { modelKey: 'counting/hashed-bow', batchSize: 1, poolSize: 2, batches: 2 },
     });
+    const cosineOnly = resolveRunToolRouting({
+      tools: agentTools,
+      config: { embedding: { model, lexicalWeight: 0 } },
+      service,
+    });
+    expect(await describeToolRouting(cosineOnly)).toMatchObject({ ranking: 'embedding' });
     const direct = resolveRunToolRouting({ tools: agentTools, config: {}, override: false, service });
     expect(await describeToolRouting(direct)).toEqual({ enabled: false, visibleTools: ['get_weather', 'send_email'] });
     expect(JSON.parse(JSON.stringify(await describeToolRouting(routed)))).toEqual(await describeToolRouting(routed));

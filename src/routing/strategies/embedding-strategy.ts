@@ -1,6 +1,8 @@
-import { rankByCosine } from '../cosine.js';
+import { DEFAULT_LEXICAL_WEIGHT } from '../constants.js';
+import { cosineSimilarity, rankByCosine } from '../cosine.js';
 import { EmbeddingCache, type ResolvedEmbeddings } from '../embedding-cache.js';
 import { embeddingBatchSize, embeddingModelKey, embedTexts } from '../embed-texts.js';
+import { fuseScores } from '../fuse-scores.js';
 import { toolTextOf } from '../tool-text.js';
 import type {
   EmbeddingModelObject,
@@ -11,6 +13,7 @@ import type {
   ToolSearchStrategy,
   ToolTextFunction,
 } from '../types.js';
+import { LexicalToolSearchStrategy } from './lexical-strategy.js';
 
 /** Options of {@link createEmbeddingToolSearchStrategy}. */
 export interface EmbeddingToolSearchStrategyOptions {
@@ -20,10 +23,17 @@ export interface EmbeddingToolSearchStrategyOptions {
   /** Most texts per embedding call (the provider's limit applies too). */
   maxBatchSize?: number;
   toolText?: ToolTextFunction;
-  /** Only scores above this count (default 0). */
+  /** Only tools whose cosine similarity is above this are returned (default 0). */
   minScore?: number;
   /** Identity of the model in the cache (default `<provider>/<modelId>`). */
   cacheKey?: string;
+  /**
+   * Share of the lexical (BM25+) score in the hybrid ranking, 0 to 1 (default {@link DEFAULT_LEXICAL_WEIGHT}).
+   * 0 ranks by cosine similarity alone.
+   */
+  lexicalWeight?: number;
+  /** The lexical ranking whose scores the hybrid ranking fuses (the worker's, to share its indexes). */
+  lexical?: LexicalToolSearchStrategy;
 }
 
 /** What warming the cache for a list of tools did (what an `embedBatch` activity returns: counts, no vectors). */
@@ -35,16 +45,24 @@ export interface EmbeddingWarmup {
 }
 
 /**
- * Ranks tools by cosine similarity between the query's embedding and each tool text's embedding. Tool vectors
- * come from the worker's {@link EmbeddingCache}; missing ones are embedded in batches of the provider's size. On a
- * warm cache a search makes exactly one embedding call: the query (queries are not cached: they are unbounded
- * model output and rarely repeat).
+ * Ranks tools with an embedding model. By default the ranking is hybrid: the cosine similarity between the query's
+ * embedding and each tool text's embedding, fused with the tool's BM25+ score (see {@link fuseScores}), so a tool
+ * named in the request's own words moves up among the semantically close ones. `lexicalWeight: 0` ranks by cosine
+ * alone. Either way only tools whose cosine similarity is above `minScore` are returned: the embedding decides
+ * whether anything fits ("no match"), the words only reorder what does.
+ *
+ * Tool vectors come from the worker's {@link EmbeddingCache}; missing ones are embedded in batches of the
+ * provider's size. On a warm cache a search makes exactly one embedding call: the query (queries are not cached:
+ * they are unbounded model output and rarely repeat). The lexical scores cost no model call.
  */
 export class EmbeddingToolSearchStrategy implements ToolSearchStrategy {
   readonly model: EmbeddingModelObject;
   readonly cache: EmbeddingCache;
   /** The model's identity in the cache. */
   readonly modelKey: string;
+  /** Share of the lexical score in the ranking (0: cosine alone). */
+  readonly lexicalWeight: number;
+  private readonly lexical?: LexicalToolSearchStrategy;
   private readonly maxBatchSize?: number;
   private readonly toolText?: ToolTextFunction;
   private readonly minScore: number;
@@ -60,6 +78,11 @@ export class EmbeddingToolSearchStrategy implements ToolSearchStrategy {
     this.maxBatchSize = options.maxBatchSize;
     this.toolText = options.toolText;
     this.minScore = options.minScore ?? 0;
+    this.lexicalWeight = options.lexicalWeight ?? DEFAULT_LEXICAL_WEIGHT;
+    if (!(this.lexicalWeight >= 0 && this.lexicalWeight <= 1)) {
+      throw new RangeError(`lexicalWeight must be a number from 0 to 1; got ${options.lexicalWeight}.`);
+    }
+    if (this.lexicalWeight > 0) this.lexical = options.lexical ?? new LexicalToolSearchStrategy();
   }
 
   /** Texts per embedding call: the provider's limit capped by `maxBatchSize`. */
@@ -103,9 +126,16 @@ export class EmbeddingToolSearchStrategy implements ToolSearchStrategy {
     const tools = cached.vectors.every((vector) => vector.length === length)
       ? cached
       : merge(cached, await this.vectorsOf(candidates, abortSignal, length));
-    const items = candidates.map((candidate, index) => ({ name: candidate.name, vector: tools.vectors[index]! }));
+    const queryVector = queryEmbedding.embeddings[0]!;
     return {
-      selections: rankByCosine(queryEmbedding.embeddings[0]!, items, topK, this.minScore),
+      selections: this.lexical
+        ? this.hybrid(query, queryVector, candidates, tools.vectors, topK, this.lexical)
+        : rankByCosine(
+            queryVector,
+            candidates.map((candidate, index) => ({ name: candidate.name, vector: tools.vectors[index]! })),
+            topK,
+            this.minScore,
+          ),
       stats: {
         candidates: candidates.length,
         embeddingCalls: queryEmbedding.calls + tools.calls,
@@ -113,6 +143,25 @@ export class EmbeddingToolSearchStrategy implements ToolSearchStrategy {
         cacheHits: tools.cacheHits,
       },
     };
+  }
+
+  /** Cosine gate, then the fused score: best first, ties by name (every worker returns the same order). */
+  private hybrid(
+    query: string,
+    queryVector: readonly number[],
+    candidates: readonly ToolSearchCandidate[],
+    vectors: readonly Float32Array[],
+    topK: number,
+    lexical: LexicalToolSearchStrategy,
+  ): ToolSearchSelection[] {
+    const cosines = vectors.map((vector) => cosineSimilarity(queryVector, vector));
+    const fused = fuseScores(cosines, lexical.scores(query, candidates), this.lexicalWeight);
+    const selections: ToolSearchSelection[] = [];
+    candidates.forEach((candidate, i) => {
+      if (cosines[i]! > this.minScore) selections.push({ name: candidate.name, score: fused[i]! });
+    });
+    selections.sort((a, b) => b.score! - a.score! || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return selections.slice(0, Math.max(0, topK));
   }
 
   /** Embeds the candidates the cache lacks (what an `embedBatch` activity does); returns counts only. */

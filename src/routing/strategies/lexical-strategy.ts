@@ -71,6 +71,19 @@ export class LexicalToolSearchStrategy implements ToolSearchStrategy {
     return { selections, stats };
   }
 
+  /**
+   * The BM25+ score of every candidate for a query, in the candidates' order (0 for a candidate that shares no word
+   * with it): the lexical half of the hybrid ranking. Uses the same per-pool index as {@link rank}.
+   */
+  scores(query: string, candidates: readonly ToolSearchCandidate[]): Float64Array {
+    const scores = new Float64Array(candidates.length);
+    if (candidates.length === 0) return scores;
+    for (const hit of this.indexOf(candidates).index.search(query, SEARCH_OPTIONS)) {
+      if (hit.score > 0) scores[hit.id as number] = hit.score;
+    }
+    return scores;
+  }
+
   private indexOf(candidates: readonly ToolSearchCandidate[]): IndexedPool {
     const key = candidates.map((candidate) => candidate.name).join('\u0000');
     const cached = this.indexes.get(key);
