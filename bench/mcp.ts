@@ -3,6 +3,7 @@
 // Streamable HTTP, runs interleaved, pool warm. (2) Per call, outside Temporal: the first call of a fresh pool (spawn
 // or connect, handshake, call) against later calls on the warm pool. Medians. Writes bench/results/mcp.{json,md}.
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { format } from 'prettier';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
@@ -139,7 +140,8 @@ async function main(): Promise<void> {
     ].join('\n');
     const dir = fileURLToPath(new URL('./results/', import.meta.url));
     mkdirSync(dir, { recursive: true });
-    writeFileSync(`${dir}mcp.json`, `${JSON.stringify(report, null, 2)}\n`);
+    // Written as Prettier formats JSON, so the committed result passes `npm run lint`.
+    writeFileSync(`${dir}mcp.json`, await format(JSON.stringify(report), { parser: 'json' }));
     writeFileSync(`${dir}mcp.md`, md);
     process.stdout.write(`${md}\n`);
   } finally {
