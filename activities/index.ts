@@ -1,11 +1,13 @@
 import type { AgentRegistry } from '../src/agent/registry.js';
 import type { ProviderRegistry } from '../src/models/provider-registry.js';
+import { ToolSearchService } from '../src/routing/tool-search-service.js';
 import { RunToolsCache, type ActivityDependencies } from './dependencies.js';
 import { createAuthorizeDecision } from './authorize-decision.js';
 import { createDescribeAgent } from './describe-agent.js';
 import { createExecuteTool } from './execute-tool.js';
 import { createGenerate } from './generate.js';
 import { resolveWorkerLimits, type WorkerLimits } from './limits.js';
+import { createEmbedBatch, createRankTools } from './search-tools.js';
 import { TranscriptCache, type TranscriptCacheLimits } from './transcripts.js';
 
 /** Options of `createActivities`. */
@@ -32,6 +34,8 @@ export function createActivities(options: CreateActivitiesOptions) {
     providers: options.providers,
     transcripts: new TranscriptCache(options.transcriptCache),
     runTools: new RunToolsCache(),
+    // One per worker: every run's searches share its strategies and embedding cache.
+    toolSearch: new ToolSearchService({ providers: options.providers }),
     limits: resolveWorkerLimits({
       ...(options.maxToolOutputBytes !== undefined ? { toolOutputBytes: options.maxToolOutputBytes } : {}),
       ...options.limits,
@@ -43,5 +47,7 @@ export function createActivities(options: CreateActivitiesOptions) {
     authorizeDecision: createAuthorizeDecision(deps),
     generate: createGenerate(deps),
     executeTool: createExecuteTool(deps),
+    rankTools: createRankTools(deps),
+    embedBatch: createEmbedBatch(deps),
   };
 }

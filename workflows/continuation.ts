@@ -41,6 +41,7 @@ export async function continueAsNewIfPossible(
 ): Promise<void> {
   await condition(allHandlersFinished);
   const generation = (input.continuation?.generation ?? 0) + 1;
+  const routing = state.routing.carry();
   const continuation: RunContinuation = {
     description,
     messages: state.messages,
@@ -50,6 +51,8 @@ export async function continueAsNewIfPossible(
     approvals: state.approvals.history(),
     earlyApprovals: state.approvals.early(),
     earlyToolResults: state.clientTools.early(),
+    // Only routed runs carry it, so the input of runs without routing is what it was before.
+    ...(routing ? { routing } : {}),
     generation,
   };
   const next = nextInput(input, continuation);

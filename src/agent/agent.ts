@@ -75,13 +75,7 @@ export class Agent {
     this.purpose = options.purpose;
     this.instructions = options.instructions;
     this.model = options.model;
-    // Refused rather than stored and ignored: a run would silently behave as if they were not set.
-    if (options.toolRouting) {
-      throw new Error(
-        `Agent '${options.name}': toolRouting is not supported by this version of durable-agent yet. ` +
-          'Remove it (the agent then offers its tools directly) or upgrade.',
-      );
-    }
+    // Refused rather than stored and ignored: a run would silently behave as if it were not set.
     if (options.mcp !== undefined) {
       throw new Error(
         `Agent '${options.name}': mcp servers are not supported by this version of durable-agent yet. ` +

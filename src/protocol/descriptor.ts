@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue } from './json.js';
+import type { RunToolRoutingOverride, ToolRoutingDescription } from './routing.js';
 
 /** Activity options a tool may set for its own `executeTool` activity. Durations are ms or strings like `'30s'`. */
 export interface ToolActivityOptions {
@@ -75,6 +76,8 @@ export interface AgentDescription {
   toolActivity?: ToolActivityOptions;
   /** A retriever failure while building the system prompt; the run goes on without the context. */
   retrieverError?: string;
+  /** The run's tool routing when the agent or the run configures it (version 2; absent: no routing). */
+  routing?: ToolRoutingDescription;
 }
 
 /** The run-scoped data given to tools, hooks and approval functions. Serializable: it is stored in history. */
@@ -82,6 +85,11 @@ export interface RunContextData {
   userId?: string;
   conversationId?: string;
   context: Record<string, JsonValue>;
+  /**
+   * The run's routing override (`AgentRunInput.toolRouting`). Activities read it with the transcript, so it is
+   * recorded once (in the run's input) rather than in every activity input; tools do not see it.
+   */
+  toolRouting?: RunToolRoutingOverride;
 }
 
 /** An agent's tool activity defaults merged under a tool's own options (retry policies merged field by field). */

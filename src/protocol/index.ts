@@ -10,3 +10,4 @@ export * from './constants.js';
 export * from './transcript-pages.js';
 export * from './bytes.js';
 export * from './refused-payload.js';
+export * from './routing.js';

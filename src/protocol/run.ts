@@ -3,6 +3,7 @@ import type { JsonValue } from './json.js';
 import type { TranscriptMessage } from './messages.js';
 import type { Usage } from './activity-io.js';
 import type { RunEvent } from './events.js';
+import type { RunToolRoutingOverride } from './routing.js';
 
 /** Input of the `agentRun` workflow. Stored in history: no secrets here. */
 export interface AgentRunInput {
@@ -18,6 +19,11 @@ export interface AgentRunInput {
   approvalTimeoutMs?: number;
   /** Continue-as-new after this many history events (Temporal's own suggestion also applies). */
   historyEventBudget?: number;
+  /**
+   * Tool routing for this run, over the agent's: `false` offers the agent's tools directly, `true` routes with the
+   * agent's settings (or the defaults), an object replaces the agent's fields (tools by name). See docs/tool-routing.md.
+   */
+  toolRouting?: RunToolRoutingOverride;
   /** Set by the workflow itself when it continues as new. */
   continuation?: RunContinuation;
 }
@@ -34,7 +40,15 @@ export interface RunContinuation {
   earlyApprovals?: ApprovalDecision[];
   /** Client-side tool results received before the run asked for them. */
   earlyToolResults?: ToolResultSubmission[];
+  /** Tool routing state: names `searchTools` returned so far, embedding models whose pool was warmed. */
+  routing?: RoutingContinuation;
   generation: number;
+}
+
+/** What a routed run carries into its next execution. */
+export interface RoutingContinuation {
+  searched: string[];
+  warmedEmbeddings?: string[];
 }
 
 /** One step of a run, without its messages (those are in the transcript). */
