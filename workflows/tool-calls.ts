@@ -20,7 +20,7 @@ import {
 import { toolActivityOptions } from './activity-options.js';
 import { PATCHES } from './patches.js';
 import type { AgentRunState, StepToolResults } from './run-state.js';
-import { callToolRefusal, searchTools, targetCall } from './tool-search.js';
+import { searchRequired, searchTools, targetCall } from './tool-search.js';
 import { ToolSlots } from './tool-slots.js';
 
 type Activities = ReturnType<typeof createActivities>;
@@ -136,15 +136,15 @@ async function settleToolCall(ctx: CallContext, call: CheckedToolCall, args: Jso
  * and its arguments), its own `executeTool` activity and options — and its result is `callTool`'s.
  */
 async function settleRoutedCall(ctx: CallContext, call: CheckedToolCall, route: ToolCallRoute): Promise<SettledCall> {
+  const refuse = (error: string) => answer(ctx, call, { type: 'error-text', value: error }, 'invalid', error);
+  // "Search first" comes before the worker's own refusal of the target's arguments, as in the in-process router.
+  const unsearched = searchRequired(ctx.state.routing, route);
+  if (call.status === 'invalid') return refuse(unsearched ?? call.error);
+  if (unsearched !== undefined) return refuse(unsearched);
   if (route.kind === 'search') {
     const found = await searchTools({ ...ctx, agentName: ctx.description.agentName }, call.toolCallId, route);
     const settled = answer(ctx, call, found.output, found.outcome, found.event);
     return found.outputId ? { ...settled, outputId: found.outputId } : settled;
-  }
-  const refusal = callToolRefusal(ctx.state.routing, call, route);
-  if (refusal !== undefined || call.status === 'invalid') {
-    const error = refusal ?? (call as { error: string }).error;
-    return answer(ctx, call, { type: 'error-text', value: error }, 'invalid', error);
   }
   const settled = await settleToolCall(ctx, targetCall(call, route), route.args);
   // The transcript pairs the result with the model's callTool call.

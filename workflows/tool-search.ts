@@ -109,12 +109,13 @@ export async function searchTools(
 }
 
 /**
- * Why the workflow refuses a `callTool` call, or undefined to run its target: a target no search of this run
- * returned (while enforced) comes first, as in the in-process router; then the worker's own refusal (bad args).
+ * The refusal of a `callTool` call whose target no search of this run returned, while search-before-call is
+ * enforced; undefined otherwise (and for searches). The searched set is workflow state, so this check is the
+ * workflow's, not the worker's.
  */
-export function callToolRefusal(routing: RoutingState, call: CheckedToolCall, route: CallRoute): string | undefined {
-  if (route.enforceSearchBeforeCall && !routing.wasSearched(route.target)) return notSearchedMessage(route.target);
-  return call.status === 'invalid' ? call.error : undefined;
+export function searchRequired(routing: RoutingState, route: ToolCallRoute): string | undefined {
+  if (route.kind !== 'call' || !route.enforceSearchBeforeCall || routing.wasSearched(route.target)) return undefined;
+  return notSearchedMessage(route.target);
 }
 
 /**
