@@ -142,7 +142,7 @@ async function settleRoutedCall(ctx: CallContext, call: CheckedToolCall, route: 
   if (call.status === 'invalid') return refuse(unsearched ?? call.error);
   if (unsearched !== undefined) return refuse(unsearched);
   if (route.kind === 'search') {
-    const found = await searchTools({ ...ctx, agentName: ctx.description.agentName }, call.toolCallId, route);
+    const found = await searchTools({ ...ctx, agentName: ctx.description.agentName }, call, route);
     const settled = answer(ctx, call, found.output, found.outcome, found.event);
     return found.outputId ? { ...settled, outputId: found.outputId } : settled;
   }

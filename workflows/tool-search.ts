@@ -13,6 +13,7 @@ import {
   type TranscriptMark,
 } from '../src/protocol/index.js';
 import type { RoutingState } from './routing-state.js';
+import type { AgentRunState } from './run-state.js';
 import { ToolSlots } from './tool-slots.js';
 
 type Activities = ReturnType<typeof createActivities>;
@@ -42,7 +43,7 @@ const MAX_ERROR_CHARS = 1_000;
 
 /** What a search needs of its step. */
 export interface SearchStepContext {
-  state: { routing: RoutingState };
+  state: Pick<AgentRunState, 'routing' | 'toolStarted' | 'toolFinished'>;
   agentName: string;
   run: RunRef;
   step: number;
@@ -69,10 +70,11 @@ export interface SearchAnswer {
  */
 export async function searchTools(
   ctx: SearchStepContext,
-  toolCallId: string,
+  call: Extract<CheckedToolCall, { status: 'valid' }>,
   route: SearchRoute,
 ): Promise<SearchAnswer> {
-  const { routing } = ctx.state;
+  const { state } = ctx;
+  const { routing } = state;
   try {
     // Scheduled before any await, so the call reaches its first command synchronously (replay order).
     const warmUp = route.embedding
@@ -81,6 +83,8 @@ export async function searchTools(
     if (warmUp) await warmUp;
     const slot = ctx.slots.acquire();
     if (slot) await slot;
+    // Shown as a running tool (state query, `tool-started` event) like any tool activity.
+    state.toolStarted(ctx.step, call);
     let found;
     try {
       found = await rankTools({
@@ -89,11 +93,12 @@ export async function searchTools(
         step: ctx.step,
         messageCount: ctx.messageCount,
         mark: ctx.mark,
-        toolCallId,
+        toolCallId: call.toolCallId,
         query: route.query,
         topK: route.topK,
       });
     } finally {
+      state.toolFinished(call.toolCallId);
       ctx.slots.release();
     }
     routing.markSearched(searchedNames(found.result));

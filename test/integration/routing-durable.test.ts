@@ -1,16 +1,17 @@
 // Tool routing in durable runs on a real dev server: searchTools and callTool through the workflow (rankTools and
 // executeTool activities), callTool's checks, approvals through callTool, the per-run override both ways, user tools
 // named like the built-ins, client-side tools, a worker restart between search and call, and continue-as-new.
+import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
 import type { AgentRun } from '../../src/client/agent-run.js';
 import { ScriptedLanguageModel, type ScriptedRequest } from '../../src/models/scripted-model.js';
-import type { ToolSearchResult } from '../../src/protocol/index.js';
-import type { ToolRoutingConfig } from '../../src/routing/types.js';
+import type { RunEvent, ToolSearchResult } from '../../src/protocol/index.js';
+import type { ToolRoutingConfig, ToolSearchStrategy } from '../../src/routing/types.js';
 import { createTool, type AnyTool } from '../../src/tool/tool.js';
-import { localActivityResults, recordedActivities } from '../support/activity-history.js';
+import { historyJson, localActivityResults, recordedActivities } from '../support/activity-history.js';
 import { activityCounts, recordHistory, toolResultsSeen, withAgentWorker } from '../support/agent-harness.js';
 import { createTestEnv, uniqueTaskQueue } from '../support/temporal.js';
 import { CountingEmbeddingModel } from '../fixtures/routing/counting-embedding-model.js';
@@ -181,6 +182,17 @@ describe('tool routing in a durable run', () => {
       expect(toolMessage?.content).toMatchObject([{ type: 'tool-result', toolCallId: 'c1', toolName: 'callTool' }]);
       expect(executed).toEqual(['weather Oslo']);
       expect(result.steps[1]!.toolCalls).toEqual([{ toolCallId: 'c1', toolName: 'callTool', outcome: 'ok' }]);
+      // Events name what ran: the searches, then the target (the model's call was callTool).
+      const events: RunEvent[] = [];
+      for await (const event of run.events()) events.push(event);
+      const named = (type: string) =>
+        events
+          .filter((e) => e.type === type)
+          .map((e) => `${(e as { toolCallId?: string }).toolCallId}:${(e as { toolName?: string }).toolName}`)
+          .sort();
+      expect(named('tool-call')).toEqual(['c1:callTool', 's0:searchTools', 's1:searchTools']);
+      expect(named('tool-started')).toEqual(['c1:get_weather', 's0:searchTools', 's1:searchTools']);
+      expect(named('tool-result')).toEqual(['c1:get_weather', 's0:searchTools', 's1:searchTools']);
 
       const history = await run.handle.fetchHistory();
       expect(activityCounts(history)).toEqual({ describeAgent: 1, generate: 3, rankTools: 2, executeTool: 1 });
@@ -266,6 +278,73 @@ describe('tool routing in a durable run', () => {
         { toolName: 'tag_items', toolCallId: 'c6', args: { ids: ['c'], count: 2 } },
       ]);
       expect(run.id).toBeTruthy();
+    });
+  });
+});
+
+describe('a custom search strategy in a durable run', () => {
+  it('runs inside rankTools with the run context; retried when it throws, an error result when it gives up', async () => {
+    const calls: Array<Record<string, unknown>> = [];
+    let flaky = 0;
+    const strategy: ToolSearchStrategy = {
+      select: async ({ query, tools, topK, context }) => {
+        calls.push({
+          query,
+          topK,
+          candidates: tools.map((t) => t.name),
+          operationId: context.operationId,
+          userId: context.userId,
+          plan: context.context.get('plan'),
+        });
+        if (query === 'flaky' && ++flaky === 1) throw new Error('index warming up');
+        if (query === 'broken') throw ApplicationFailure.nonRetryable('search index offline');
+        return [
+          { name: 'invented_tool', score: 1 },
+          { name: 'send_email', score: 0.9, reason: 'always email' },
+        ];
+      },
+    };
+    const model = new ScriptedLanguageModel([
+      { toolCalls: [search('anything', 's1', 2)] },
+      { toolCalls: [search('flaky', 's2')] },
+      { toolCalls: [search('broken', 's3')] },
+      { text: 'done' },
+    ]);
+    await withAgentWorker(env, [opsAgent(model, [], { strategy })], async ({ start }) => {
+      const run = await start('ops', 'Find tools.', { userId: 'u1', context: { plan: 'pro' } });
+      const result = await run.result();
+      expect(calls[0]).toEqual({
+        query: 'anything',
+        topK: 2,
+        candidates: ['convert_currency', 'get_weather', 'send_email', 'tag_items', 'write_file'],
+        operationId: run.id,
+        userId: 'u1',
+        plan: 'pro',
+      });
+      // Names the strategy invents are dropped.
+      expect(searchResult(model.requests[1], 's1').selections).toEqual([
+        { name: 'send_email', score: 0.9, reason: 'always email' },
+      ]);
+      expect(searchResult(model.requests[2], 's2').tools.map((t) => t.name)).toEqual(['send_email']);
+      expect(errorText(model.requests[3], 's3')).toBe(
+        'Tool search failed: search index offline. Search again in a moment, or answer without a tool.',
+      );
+      expect(result.steps[2]!.toolCalls).toEqual([{ toolCallId: 's3', toolName: 'searchTools', outcome: 'error' }]);
+      expect(calls.map((c) => c.query)).toEqual(['anything', 'flaky', 'flaky', 'broken']);
+
+      // The flaky attempt failed as Routing.StrategyFailed and was retried by Temporal.
+      const history = await run.handle.fetchHistory();
+      const retried = historyJson(history).events.flatMap((e) => {
+        const started = (e as { activityTaskStartedEventAttributes?: { attempt?: number; lastFailure?: unknown } })
+          .activityTaskStartedEventAttributes;
+        return started && (started.attempt ?? 1) > 1 ? [started.lastFailure] : [];
+      });
+      expect(retried).toMatchObject([
+        {
+          message: "The agent's tool search strategy failed: index warming up",
+          applicationFailureInfo: { type: 'Routing.StrategyFailed' },
+        },
+      ]);
     });
   });
 });
