@@ -277,7 +277,7 @@ describe('tool routing in a durable run', () => {
         { toolName: 'tag_items', toolCallId: 'c5', args: { ids: ['a', 'b'] } },
         { toolName: 'tag_items', toolCallId: 'c6', args: { ids: ['c'], count: 2 } },
       ]);
-      expect(run.id).toBeTruthy();
+      await recordHistory('routing-refusals-and-coercion', env, run.id);
     });
   });
 });
@@ -345,6 +345,7 @@ describe('a custom search strategy in a durable run', () => {
           applicationFailureInfo: { type: 'Routing.StrategyFailed' },
         },
       ]);
+      await recordHistory('routing-custom-strategy', env, run.id);
     });
   });
 });
@@ -398,6 +399,7 @@ describe('approval through callTool', () => {
       expect(executed).toEqual([]);
       const history = await run.handle.fetchHistory();
       expect(activityCounts(history).executeTool).toBeUndefined();
+      await recordHistory('routing-approval-denied', env, run.id);
     });
   });
 
