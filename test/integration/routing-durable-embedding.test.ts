@@ -109,6 +109,34 @@ describe('embedding routing in a durable run (offline embedder)', () => {
   });
 });
 
+describe('a run that routes itself with an embedding model string', () => {
+  it('routes one run of an agent without routing by its override, embedding through the worker registry', async () => {
+    const model = new ScriptedLanguageModel([
+      { toolCalls: [search('weather forecast for a city', 's1')] },
+      { text: 'ok' },
+    ]);
+    const agent = new Agent({
+      name: 'plain',
+      instructions: '',
+      model,
+      tools: fixtureTools()
+        .slice(0, 10)
+        .map((spec) => toTool(spec)),
+    });
+    await withAgentWorker(env, [agent], async ({ start }) => {
+      const run = await start('plain', 'Forecast?', { toolRouting: { embedding: 'offline/hashed-bow', topK: 2 } });
+      await run.result();
+      expect(model.requests[0]!.toolNames).toEqual(['searchTools', 'callTool']);
+      expect(searchResult(model.requests[1], 's1').tools.map((t) => t.name)).toHaveLength(2);
+      const history = await run.handle.fetchHistory();
+      // The offline model has no batch limit: the default batch of 256 holds the whole pool.
+      expect(of(history, 'embedBatch').map((a) => a.result)).toEqual([
+        { version: 1, texts: 10, embeddedTexts: 10, cacheHits: 0, calls: 1 },
+      ]);
+    });
+  });
+});
+
 describe('embedding routing in a durable run (all-MiniLM-L6-v2 over the OpenAI provider path)', () => {
   let server: EmbeddingServer;
   beforeAll(async () => {

@@ -482,6 +482,16 @@ describe('per-run routing and tool names', () => {
         /The run's toolRouting\.pool names tools this agent does not have: launch_rocket\. Its tools: get_weather/,
       );
       expect(model.requests).toEqual([]);
+      const history = await run.handle.fetchHistory();
+      expect(historyJson(history).events.at(-1)).toMatchObject({
+        workflowExecutionFailedEventAttributes: {
+          failure: { applicationFailureInfo: { type: 'Routing.InvalidConfig' } },
+        },
+      });
+      // A malformed override (client input) is refused the same way, naming the mistake.
+      const typo = await start('ops', 'Hi', { toolRouting: { topk: 3 } as never });
+      const typoError = await typo.result().catch((err: unknown) => err);
+      expect(String((typoError as Error).cause ?? typoError)).toMatch(/Unknown toolRouting option 'topk'/);
     });
   });
 
