@@ -25,7 +25,7 @@ export function runRouting(
   try {
     return resolveRunToolRouting({ tools, config: agent.toolRouting, override, service: deps.toolSearch });
   } catch (err) {
-    throw routingFailure(err);
+    throw isToolRoutingConfigError(err) ? routingFailure(err) : err;
   }
 }
 
