@@ -1,10 +1,12 @@
+import { getGlobalLogger } from '../src/logger.js';
 import type { RawToolCall } from '../src/models/call-model.js';
 import type { CheckedToolCall, JsonValue } from '../src/protocol/index.js';
 import { checkCallTool } from '../src/routing/call-tool-check.js';
 import type { RunToolRouting } from '../src/routing/resolve-run-routing.js';
 import { checkToolCall, type ToolLookup } from '../src/tool/check-tool-call.js';
+import { redactSecrets } from '../src/secrets/redact-secrets.js';
 import { toJsonValue } from '../src/tool/json-safe.js';
-import { offeredLookup, routingFailure } from './run-routing.js';
+import { offeredLookup } from './run-routing.js';
 
 /** Checks one call against some tools: valid (with its approval need and activity options) or invalid. */
 export type DirectCallCheck = (lookup: ToolLookup, call: RawToolCall) => Promise<CheckedToolCall>;
@@ -48,8 +50,15 @@ export async function checkRoutedCall(
         route: { kind: 'search', query, topK: router.topK(topK), ...(embedding ? { embedding } : {}) },
       };
     } catch (err) {
-      // The embedding model cannot be built here (missing key, unknown provider): as for the agent's model.
-      throw routingFailure(err);
+      // The embedding model cannot be built here (missing key, unknown provider; describeAgent refuses such a run
+      // at its start, so the worker's config changed mid-run). The model's response is kept and the run goes on.
+      const reason = redactSecrets(err instanceof Error ? err.message : String(err));
+      getGlobalLogger().warn('Tool search unavailable: the embedding model cannot be built', { error: reason });
+      return {
+        ...id,
+        status: 'invalid',
+        error: `Tool search is unavailable on this worker (${reason}). Answer without searching for tools.`,
+      };
     }
   }
 

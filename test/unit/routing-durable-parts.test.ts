@@ -179,6 +179,16 @@ describe('checkRoutedCall (generate activity)', () => {
     expect(blank).not.toHaveProperty('route');
   });
 
+  it('answers a search with what is wrong when the embedding model cannot be built, keeping the response', async () => {
+    const broken = routed({ embedding: 'nowhere/embedder' });
+    const checked = await checkRoutedCall(broken, raw('searchTools', { query: 'weather' }), direct);
+    expect(checked).toMatchObject({
+      status: 'invalid',
+      error: expect.stringMatching(/^Tool search is unavailable on this worker \(.*nowhere.*\)\. Answer without/),
+    });
+    expect(checked).not.toHaveProperty('route');
+  });
+
   it("marks a valid callTool with the target's approval (evaluated on its args), options and validated args", async () => {
     const checked = await checkRoutedCall(
       routed(),
