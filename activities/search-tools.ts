@@ -9,6 +9,7 @@ import {
   type EmbedBatchResult,
   type RankToolsInput,
   type RankToolsResult,
+  type RunContextData,
   type RunRef,
   type TranscriptMark,
 } from '../src/protocol/index.js';
@@ -95,10 +96,7 @@ async function routedRun(
   deps: ActivityDependencies,
   agent: Agent,
   input: { run: RunRef; messageCount: number; mark?: TranscriptMark },
-): Promise<{
-  routing: RoutedRun | undefined;
-  run: Awaited<ReturnType<ActivityDependencies['transcripts']['read']>>['run'];
-}> {
+): Promise<{ routing: RoutedRun | undefined; run: RunContextData }> {
   const transcript = await deps.transcripts.read(input.run, input.messageCount, input.mark ? { mark: input.mark } : {});
   const tools = await deps.runTools.get(agent, input.run, transcript.run);
   const routing = runRouting(deps, agent, tools, transcript.run);

@@ -157,8 +157,3 @@ export function notSearchedMessage(name: string): string {
     `you need, then call one of the tools it returns with the schema it shows.`
   );
 }
-
-/** JSON of a search result, for the transcript (the same encoding `executeTool` results get). */
-export function searchResultValue(result: ToolSearchResult): JsonValue {
-  return result as unknown as JsonValue;
-}
