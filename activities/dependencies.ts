@@ -5,6 +5,7 @@ import type { AgentRegistry } from '../src/agent/registry.js';
 import type { ToolManager } from '../src/tool/tool-manager.js';
 import type { ProviderRegistry } from '../src/models/provider-registry.js';
 import { FailureType, type McpListingRef, type RunContextData, type RunRef } from '../src/protocol/index.js';
+import type { ToolSearchService } from '../src/routing/tool-search-service.js';
 import type { McpRuntime } from './mcp-runtime.js';
 import type { WorkerLimits } from './limits.js';
 import { type TranscriptCache } from './transcripts.js';
@@ -15,6 +16,8 @@ export interface ActivityDependencies {
   providers: ProviderRegistry;
   transcripts: TranscriptCache;
   runTools: RunToolsCache;
+  /** Tool routing's per-worker state: search strategies and the embedding cache, shared by every run. */
+  toolSearch: ToolSearchService;
   /** Bounds on what models and tools hand the runtime. */
   limits: WorkerLimits;
   /** Streaming tools report progress to their run at most this often. */

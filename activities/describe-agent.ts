@@ -6,9 +6,15 @@ import {
   type DescribeAgentInput,
   type DescribeAgentResult,
   type GenerateActivityOptions,
+  type RunContextData,
+  type ToolRoutingDescription,
 } from '../src/protocol/index.js';
+import type { Agent } from '../src/agent/agent.js';
+import { describeToolRouting } from '../src/routing/describe-routing.js';
+import type { ToolManager } from '../src/tool/tool-manager.js';
 import { toJsonValue } from '../src/tool/json-safe.js';
 import { type ActivityDependencies, requireAgent, toToolContext } from './dependencies.js';
+import { routingFailure, runRouting } from './run-routing.js';
 
 /**
  * Records what the workflow branches on for a run: the system prompt (with toolkit instructions and retriever
@@ -35,6 +41,7 @@ export function createDescribeAgent(deps: ActivityDependencies) {
           'limits.systemPromptBytes if your Temporal server allows larger payloads.',
       });
     }
+    const routing = await describeRouting(deps, agent, tools, input.run);
     const approvalTimeoutMs = agent.approvalTimeoutMs;
     return {
       version: 2,
@@ -59,6 +66,27 @@ export function createDescribeAgent(deps: ActivityDependencies) {
             },
           }
         : {}),
+      ...(routing ? { routing } : {}),
     };
   };
+}
+
+/**
+ * The run's routing as recorded data (what the model sees, pool size, ranking, default top-K, embedding batch
+ * plan), when the agent or the run configures routing. An override naming unknown tools, or an embedding model
+ * the worker cannot build, fails the run here, once, saying why.
+ */
+async function describeRouting(
+  deps: ActivityDependencies,
+  agent: Agent,
+  tools: ToolManager,
+  run: RunContextData,
+): Promise<ToolRoutingDescription | undefined> {
+  const routing = runRouting(deps, agent, tools, run);
+  if (!routing) return undefined;
+  try {
+    return await describeToolRouting(routing);
+  } catch (err) {
+    throw routingFailure(err);
+  }
 }

@@ -24,6 +24,7 @@ import { type ActivityDependencies, requireAgent, runToolSet, toToolContext } fr
 import { ElicitationPending, runElicitationHandler } from './mcp-elicitation.js';
 import { startHeartbeating } from './heartbeat.js';
 import { ProgressReporter } from './progress.js';
+import { routingLookup, runRouting } from './run-routing.js';
 
 /**
  * Runs one tool call through the tool library's pipeline (hooks, output validation, overrides, error results).
@@ -46,7 +47,9 @@ export function createExecuteTool(deps: ActivityDependencies) {
         input.mark ? { mark: input.mark } : {},
       );
       const tools = await runToolSet(deps, agent, input.run, transcript.run, input.mcp);
-      const check = await checkToolCall(tools, input.toolName, input.args);
+      // A routed run also executes pooled tools (callTool's targets), which an explicit pool may hold unregistered.
+      const routing = runRouting(deps, agent, tools, transcript.run);
+      const check = await checkToolCall(routing ? routingLookup(routing) : tools, input.toolName, input.args);
       if (check.kind !== 'valid') {
         // The generate activity checked this call; a mismatch means the worker's tools changed mid-run.
         return {

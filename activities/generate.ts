@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import type { Agent } from '../src/agent/agent.js';
-import { checkToolCall } from '../src/tool/check-tool-call.js';
+import { checkToolCall, type ToolLookup } from '../src/tool/check-tool-call.js';
 import { evaluateNeedsApproval } from '../src/tool/approval.js';
 import { toJsonValue } from '../src/tool/json-safe.js';
-import type { ToolManager } from '../src/tool/tool-manager.js';
+import { toolModelSpec } from '../src/tool/tool-spec.js';
 import { getGlobalLogger } from '../src/logger.js';
 import { ApplicationFailure } from '@temporalio/common';
 import {
@@ -27,6 +27,8 @@ import {
 import { type ActivityDependencies, requireAgent, runToolSet, toToolContext } from './dependencies.js';
 import { startHeartbeating } from './heartbeat.js';
 import { capToolCalls, overflowMessage } from './response-limits.js';
+import { checkRoutedCall } from './routed-tool-calls.js';
+import { offeredLookup, runRouting } from './run-routing.js';
 
 /**
  * One step's model call. Exactly one request, offering the worker's current tools for the run as schemas (no
@@ -59,7 +61,13 @@ async function generateStep(
     ...(input.mark ? { mark: input.mark } : {}),
   });
   const tools = await runToolSet(deps, agent, input.run, transcript.run, input.mcp);
-  const specs: ToolSpec[] = tools.getAllToolNames().flatMap((name) => tools.getToolSpec(name) ?? []);
+  // With routing (the agent's or the run's), the model is offered the routing's tools: searchTools, callTool and
+  // the exposed ones, or everything directly when the run turns routing off.
+  const routing = runRouting(deps, agent, tools, transcript.run);
+  const offered: ToolLookup = routing ? offeredLookup(routing.visible) : tools;
+  const specs: ToolSpec[] = routing
+    ? routing.visible.map(toolModelSpec)
+    : tools.getAllToolNames().flatMap((name) => tools.getToolSpec(name) ?? []);
   const [first, ...rest] = transcript.messages;
   const system = first?.role === 'system' && typeof first.content === 'string' ? first.content : undefined;
   const response = await callModel({
@@ -75,7 +83,10 @@ async function generateStep(
   const runCtx = toToolContext(transcript.run);
   const messages = [...transcript.messages, ...response.responseMessages];
   const toolCalls: CheckedToolCall[] = [];
-  for (const call of calls.runnable) toolCalls.push(await checkCall(tools, agent, call, { ...runCtx, messages }));
+  const check = (lookup: ToolLookup, call: RawToolCall) => checkCall(lookup, agent, call, { ...runCtx, messages });
+  for (const call of calls.runnable) {
+    toolCalls.push(routing?.enabled ? await checkRoutedCall(routing, call, check) : await check(offered, call));
+  }
   const error = overflowMessage(response.toolCalls.length, cap);
   for (const call of calls.overflow) toolCalls.push({ ...callId(call), status: 'invalid', error });
 
@@ -126,7 +137,7 @@ function resolveModel(deps: ActivityDependencies, agent: Agent): ResolvedLanguag
 
 /** Checks one call against the run's tools: valid (with its approval need and activity options) or invalid. */
 async function checkCall(
-  tools: ToolManager,
+  tools: ToolLookup,
   agent: Agent,
   call: RawToolCall,
   ctx: ReturnType<typeof toToolContext> & { messages: TranscriptMessage[] },

@@ -1,5 +1,6 @@
 import type { AgentRegistry } from '../src/agent/registry.js';
 import type { ProviderRegistry } from '../src/models/provider-registry.js';
+import { ToolSearchService } from '../src/routing/tool-search-service.js';
 import { RunToolsCache, type ActivityDependencies } from './dependencies.js';
 import { createAuthorizeDecision } from './authorize-decision.js';
 import { createDescribeAgent } from './describe-agent.js';
@@ -8,6 +9,7 @@ import { createGenerate } from './generate.js';
 import { resolveWorkerLimits, type WorkerLimits } from './limits.js';
 import { createMcpListTools } from './mcp-list-tools.js';
 import { McpRuntime } from './mcp-runtime.js';
+import { createEmbedBatch, createRankTools } from './search-tools.js';
 import { TranscriptCache, type TranscriptCacheLimits } from './transcripts.js';
 
 /** Options of `createActivities`. */
@@ -41,6 +43,8 @@ export function createActivities(options: CreateActivitiesOptions) {
     providers: options.providers,
     transcripts: new TranscriptCache(options.transcriptCache),
     runTools: new RunToolsCache(),
+    // One per worker: every run's searches share its strategies and embedding cache.
+    toolSearch: new ToolSearchService({ providers: options.providers }),
     limits: resolveWorkerLimits({
       ...(options.maxToolOutputBytes !== undefined ? { toolOutputBytes: options.maxToolOutputBytes } : {}),
       ...options.limits,
@@ -55,5 +59,7 @@ export function createActivities(options: CreateActivitiesOptions) {
     generate: createGenerate(deps),
     executeTool: createExecuteTool(deps),
     mcpListTools: createMcpListTools(deps),
+    rankTools: createRankTools(deps),
+    embedBatch: createEmbedBatch(deps),
   };
 }

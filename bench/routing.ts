@@ -7,42 +7,19 @@
 // Reports cold cost (first search: index build or embedding the pool, with the calls it took), the warm median of
 // the rank step, and embedding calls per warm search (counted by our strategy and, for the real model, by the
 // server itself: both must be exactly 1, the query). Not a test; run it with `npx tsx bench/routing.ts`
-// (ROUTING_BENCH_QUERIES=n for more or fewer timed searches). End to end in a run is for the lead's bench.
+// (ROUTING_BENCH_QUERIES=n for more or fewer timed searches). End to end in a durable run: bench/routing-durable.ts.
 import { cpus, loadavg } from 'node:os';
 import { OfflineEmbeddingModel } from '../src/models/offline-embedding-model.js';
 import { ProviderRegistry } from '../src/models/provider-registry.js';
 import { createToolRouter, type ToolRouter } from '../src/routing/tool-router.js';
 import { ToolSearchService } from '../src/routing/tool-search-service.js';
 import type { ToolRoutingConfig } from '../src/routing/types.js';
-import { ToolManager } from '../src/tool/tool-manager.js';
-import { fixtureQueries, fixtureTools, toTool, type FixtureTool } from '../test/fixtures/routing/load-fixture.js';
+import { fixtureQueries } from '../test/fixtures/routing/load-fixture.js';
 import { LOCAL_EMBEDDING_MODEL_ID, startEmbeddingServer } from '../test/support/embedding-server.js';
+import { POOL_SIZE, thousandTools } from './routing-pool.js';
 import { median, quantile, round } from './stats.js';
 
-const POOL_SIZE = 1_000;
 const TIMED_SEARCHES = Number(process.env.ROUTING_BENCH_QUERIES ?? 60);
-const REGIONS = ['us', 'eu', 'uk', 'apac', 'latam', 'ca', 'in', 'jp'];
-
-/** 1,000 distinct tools: the 136 labelled ones, then regional variants with their own names and descriptions. */
-function thousandTools(): ToolManager {
-  const base = fixtureTools();
-  const specs: FixtureTool[] = [];
-  for (let round = 0; specs.length < POOL_SIZE; round++) {
-    for (const spec of base) {
-      if (specs.length >= POOL_SIZE) break;
-      if (round === 0) specs.push(spec);
-      else {
-        const region = REGIONS[(round - 1) % REGIONS.length]!;
-        specs.push({
-          ...spec,
-          name: `${spec.name}_${region}${round > REGIONS.length ? round : ''}`,
-          description: `${spec.description} Uses the ${region.toUpperCase()} service endpoint.`,
-        });
-      }
-    }
-  }
-  return new ToolManager(specs.map((spec) => toTool(spec)));
-}
 
 interface Row {
   ranking: string;

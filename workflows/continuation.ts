@@ -41,6 +41,7 @@ export async function continueAsNewIfPossible(
 ): Promise<void> {
   await condition(allHandlersFinished);
   const generation = (input.continuation?.generation ?? 0) + 1;
+  const routing = state.routing.carry();
   const continuation: RunContinuation = {
     description,
     messages: state.messages,
@@ -52,6 +53,8 @@ export async function continueAsNewIfPossible(
     earlyToolResults: state.clientTools.early(),
     ...(state.listings().length > 0 ? { mcpListings: state.listings() } : {}),
     ...(state.elicitations.records().length > 0 ? { elicitations: state.elicitations.records() } : {}),
+    // Only routed runs carry it, so the input of runs without routing is what it was before.
+    ...(routing ? { routing } : {}),
     generation,
   };
   const next = nextInput(input, continuation);

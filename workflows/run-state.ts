@@ -26,6 +26,7 @@ import { ApprovalBook } from './approvals.js';
 import { ClientToolBook } from './client-tools.js';
 import { ElicitationBook } from './elicitations.js';
 import { EventLog } from './event-log.js';
+import { RoutingState } from './routing-state.js';
 
 /**
  * Everything a run knows, and the transitions between its states. Plain data and pure methods: the workflow's
@@ -42,6 +43,8 @@ export class AgentRunState {
   readonly events: EventLog;
   readonly approvals: ApprovalBook;
   readonly clientTools: ClientToolBook;
+  /** Tool routing: what this run's searches returned (callTool's searched check), warmed embedding models. */
+  readonly routing: RoutingState;
   readonly messages: TranscriptMessage[];
   readonly steps: StepSummary[];
   readonly runningTools = new Map<string, RunningTool>();
@@ -64,6 +67,8 @@ export class AgentRunState {
       ...(input.userId !== undefined ? { userId: input.userId } : {}),
       ...(input.conversationId !== undefined ? { conversationId: input.conversationId } : {}),
       context: input.context ?? {},
+      // Activities read the run's routing override with its context (see RunContextData.toolRouting).
+      ...(input.toolRouting !== undefined ? { toolRouting: input.toolRouting } : {}),
     };
     this.events = new EventLog(carried?.events);
     this.approvals = new ApprovalBook(carried ? [...carried.approvals] : [], carried?.earlyApprovals ?? [], {
@@ -71,6 +76,7 @@ export class AgentRunState {
       earlyDecisions: !bound || (carried ? carried.description.approval.earlyDecisions === true : 'unknown'),
     });
     this.clientTools = new ClientToolBook(carried?.earlyToolResults ?? [], bound);
+    this.routing = new RoutingState(carried?.routing);
     this.messages = carried ? [...carried.messages] : [];
     this.steps = carried ? [...carried.steps] : [];
     this.usage = carried?.usage ?? ZERO_USAGE;

@@ -12,6 +12,7 @@ import {
   type PendingApproval,
   type RunRef,
   type ToolCallOutcome,
+  type ToolCallRoute,
   type ToolDeniedData,
   type ToolResultOutput,
   type TranscriptDelta,
@@ -20,6 +21,7 @@ import {
 import { toolActivityOptions } from './activity-options.js';
 import { PATCHES } from './patches.js';
 import type { AgentRunState, StepToolResults } from './run-state.js';
+import { searchRequired, searchTools, targetCall } from './tool-search.js';
 import { ToolSlots } from './tool-slots.js';
 
 type Activities = ReturnType<typeof createActivities>;
@@ -122,6 +124,8 @@ const INLINE_DELTA_BYTES = 16_384;
 
 /** One call: invalid calls are answered at once; approval comes first; then the client or a tool activity. */
 async function settleToolCall(ctx: CallContext, call: CheckedToolCall, args: JsonValue): Promise<SettledCall> {
+  // Tool routing (a routed run's searchTools/callTool, marked by the generate activity; never in older histories).
+  if (call.route) return await settleRoutedCall(ctx, call, call.route);
   if (call.status === 'invalid')
     return answer(ctx, call, { type: 'error-text', value: call.error }, 'invalid', call.error);
   if (call.needsApproval) {
@@ -130,6 +134,27 @@ async function settleToolCall(ctx: CallContext, call: CheckedToolCall, args: Jso
   }
   if (call.clientSide) return await awaitClientResult(ctx, call, args);
   return await executeCall(ctx, call, args);
+}
+
+/**
+ * A routed call. `searchTools`: ranked by the `rankTools` activity (see `tool-search.ts`). `callTool`: the run's
+ * searched check, then the target exactly as a direct call — its approval (the pending request shows the target
+ * and its arguments), its own `executeTool` activity and options — and its result is `callTool`'s.
+ */
+async function settleRoutedCall(ctx: CallContext, call: CheckedToolCall, route: ToolCallRoute): Promise<SettledCall> {
+  const refuse = (error: string) => answer(ctx, call, { type: 'error-text', value: error }, 'invalid', error);
+  // "Search first" comes before the worker's own refusal of the target's arguments, as in the in-process router.
+  const unsearched = searchRequired(ctx.state.routing, route);
+  if (call.status === 'invalid') return refuse(unsearched ?? call.error);
+  if (unsearched !== undefined) return refuse(unsearched);
+  if (route.kind === 'search') {
+    const found = await searchTools({ ...ctx, agentName: ctx.description.agentName }, call, route);
+    const settled = answer(ctx, call, found.output, found.outcome, found.event);
+    return found.outputId ? { ...settled, outputId: found.outputId } : settled;
+  }
+  const settled = await settleToolCall(ctx, targetCall(call, route), route.args);
+  // The transcript pairs the result with the model's callTool call.
+  return { ...settled, part: { ...settled.part, toolName: call.toolName } };
 }
 
 /** Records the result the model sees for a call and announces it. */

@@ -78,13 +78,6 @@ export class Agent {
     this.purpose = options.purpose;
     this.instructions = options.instructions;
     this.model = options.model;
-    // Refused rather than stored and ignored: a run would silently behave as if they were not set.
-    if (options.toolRouting) {
-      throw new Error(
-        `Agent '${options.name}': toolRouting is not supported by this version of durable-agent yet. ` +
-          'Remove it (the agent then offers its tools directly) or upgrade.',
-      );
-    }
     this.toolRouting = options.toolRouting;
     this.retriever = options.retriever;
     this.hooks = options.hooks ?? {};

@@ -2,6 +2,7 @@ import type { AgentDescription, RunContextData, ToolActivityOptions } from './de
 import type { JsonObject, JsonValue } from './json.js';
 import type { ApprovalDecision, PendingApproval } from './run.js';
 import type { ToolResultOutput, TranscriptMessage } from './messages.js';
+import type { ToolCallRoute } from './routing.js';
 
 /** Identifies the run whose transcript an activity reads (through the transcript query, not its input). */
 export interface RunRef {
@@ -137,6 +138,8 @@ export interface Usage {
  * A tool call of one step as the generate activity checked it against the worker's current tools. Its arguments
  * live in the assistant message. `activity` holds the tool's activity options (the agent's tool defaults merged
  * under the tool's own); calls recorded by v0.1.0 lack it and take the options from the recorded descriptors.
+ * `route` marks a routed run's `searchTools` and `callTool` calls (see {@link ToolCallRoute}); for a `callTool`
+ * call, approval, client-side flag and activity options are the target's.
  */
 export type CheckedToolCall =
   | {
@@ -146,8 +149,9 @@ export type CheckedToolCall =
       needsApproval: boolean;
       clientSide: boolean;
       activity?: ToolActivityOptions;
+      route?: ToolCallRoute;
     }
-  | { toolCallId: string; toolName: string; status: 'invalid'; error: string };
+  | { toolCallId: string; toolName: string; status: 'invalid'; error: string; route?: ToolCallRoute };
 
 /** Output of `generate`: one model call. */
 export interface GenerateResult {

@@ -29,6 +29,10 @@ export const FailureType = {
   ApprovalRefused: 'Approval.Refused',
   InputRefused: 'Run.InputRefused',
   TranscriptUnavailable: 'Transcript.Unavailable',
+  /** A run's tool routing cannot be resolved (an override naming tools the agent lacks). Not retryable. */
+  RoutingInvalidConfig: 'Routing.InvalidConfig',
+  /** A custom `ToolSearchStrategy` threw. Retryable (it may do I/O); the model reads the error after the last attempt. */
+  RoutingStrategyFailed: 'Routing.StrategyFailed',
 } as const;
 
 /**

@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue } from './json.js';
+import type { RunToolRoutingOverride, ToolRoutingDescription } from './routing.js';
 
 /** Activity options a tool may set for its own `executeTool` activity. Durations are ms or strings like `'30s'`. */
 export interface ToolActivityOptions {
@@ -77,6 +78,8 @@ export interface AgentDescription {
   retrieverError?: string;
   /** The agent's MCP servers (listed once per run by `mcpListTools`), and how long a question waits for a person. */
   mcp?: { servers: string[]; elicitationTimeoutMs?: number };
+  /** The run's tool routing when the agent or the run configures it (version 2; absent: no routing). */
+  routing?: ToolRoutingDescription;
 }
 
 /** The run-scoped data given to tools, hooks and approval functions. Serializable: it is stored in history. */
@@ -84,6 +87,11 @@ export interface RunContextData {
   userId?: string;
   conversationId?: string;
   context: Record<string, JsonValue>;
+  /**
+   * The run's routing override (`AgentRunInput.toolRouting`). Activities read it with the transcript, so it is
+   * recorded once (in the run's input) rather than in every activity input; tools do not see it.
+   */
+  toolRouting?: RunToolRoutingOverride;
 }
 
 /** An agent's tool activity defaults merged under a tool's own options (retry policies merged field by field). */

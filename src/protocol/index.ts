@@ -11,3 +11,4 @@ export * from './transcript-pages.js';
 export * from './bytes.js';
 export * from './refused-payload.js';
 export * from './elicitation.js';
+export * from './routing.js';

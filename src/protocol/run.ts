@@ -5,6 +5,7 @@ import type { Usage } from './activity-io.js';
 import type { RunEvent } from './events.js';
 import type { McpListingRecord } from './activity-io.js';
 import type { ElicitationRecord, PendingElicitation } from './elicitation.js';
+import type { RunToolRoutingOverride } from './routing.js';
 
 /** Input of the `agentRun` workflow. Stored in history: no secrets here. */
 export interface AgentRunInput {
@@ -22,6 +23,11 @@ export interface AgentRunInput {
   elicitationTimeoutMs?: number;
   /** Continue-as-new after this many history events (Temporal's own suggestion also applies). */
   historyEventBudget?: number;
+  /**
+   * Tool routing for this run, over the agent's: `false` offers the agent's tools directly, `true` routes with the
+   * agent's settings (or the defaults), an object replaces the agent's fields (tools by name). See docs/tool-routing.md.
+   */
+  toolRouting?: RunToolRoutingOverride;
   /** Set by the workflow itself when it continues as new. */
   continuation?: RunContinuation;
 }
@@ -42,7 +48,15 @@ export interface RunContinuation {
   mcpListings?: McpListingRecord[];
   /** Answers to MCP questions, kept so a re-issued call is answered from the record. */
   elicitations?: ElicitationRecord[];
+  /** Tool routing state: names `searchTools` returned so far, embedding models whose pool was warmed. */
+  routing?: RoutingContinuation;
   generation: number;
+}
+
+/** What a routed run carries into its next execution. */
+export interface RoutingContinuation {
+  searched: string[];
+  warmedEmbeddings?: string[];
 }
 
 /** One step of a run, without its messages (those are in the transcript). */

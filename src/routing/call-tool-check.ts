@@ -1,3 +1,4 @@
+import { notSearchedMessage } from '../protocol/routing.js';
 import { isProviderTool } from '../tool/provider-tool.js';
 import type { RegisteredTool } from '../tool/normalize-tool.js';
 import type { AnyTool } from '../tool/tool.js';
@@ -14,12 +15,13 @@ export type CallToolRefusal =
   | 'invalid-args';
 
 /**
- * The verdict on one `callTool` call. `valid` carries the target and its parsed arguments: the runtime then runs
- * the target exactly as a direct call (approval, hooks, its own activity and options). `refused` carries a
- * message the model can act on; it is the call's result and the run goes on.
+ * The verdict on one `callTool` call. `valid` carries the target, its parsed arguments (`args`, the schema's
+ * output) and the arguments as validated (`input`, JSON strings already parsed): the runtime then runs the target
+ * exactly as a direct call (approval, hooks, its own activity and options). `refused` carries a message the model
+ * can act on; it is the call's result and the run goes on.
  */
 export type CallToolCheck =
-  | { kind: 'valid'; tool: AnyTool; args: unknown; coerced: boolean }
+  | { kind: 'valid'; tool: AnyTool; args: unknown; input: unknown; coerced: boolean }
   | { kind: 'refused'; reason: CallToolRefusal; message: string; toolName?: string };
 
 /** What {@link checkCallTool} checks a call against. */
@@ -76,12 +78,7 @@ export async function checkCallTool(
     );
   }
   if (context.enforceSearchBeforeCall && !context.searched.has(name)) {
-    return refuse(
-      'not-searched',
-      `Tool "${name}" must be searched via ${SEARCH_TOOLS_NAME} before calling. Call ${SEARCH_TOOLS_NAME} with a ` +
-        `description of what you need, then call one of the tools it returns with the schema it shows.`,
-      name,
-    );
+    return refuse('not-searched', notSearchedMessage(name), name);
   }
   const args = parseArgs(input.args);
   if (!args.ok) {
@@ -96,7 +93,7 @@ export async function checkCallTool(
       name,
     );
   }
-  return { kind: 'valid', tool: target, args: check.value, coerced: check.coerced };
+  return { kind: 'valid', tool: target, args: check.value, input: check.input, coerced: check.coerced };
 }
 
 function parseArgs(raw: unknown): { ok: true; value: unknown } | { ok: false; message: string } {

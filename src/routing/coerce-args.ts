@@ -3,8 +3,12 @@ import { validateSchema, type SchemaCheck, type ToolSchema } from '../tool/schem
 /** Rounds of coercion: each may reveal a deeper string-encoded object (an object inside a JSON string). */
 const MAX_ROUNDS = 4;
 
-/** Result of {@link validateWithJsonCoercion}: the check, and whether any string had to be parsed to pass it. */
-export type CoercedCheck = SchemaCheck & { coerced: boolean };
+/**
+ * Result of {@link validateWithJsonCoercion}: the check, whether any string had to be parsed to pass it, and the
+ * arguments as validated (`input`: after coercion, before the schema's defaults and transforms — what a runtime
+ * hands to the tool's own validation again, e.g. in another activity).
+ */
+export type CoercedCheck = SchemaCheck & { coerced: boolean; input: unknown };
 
 /**
  * Validates tool arguments, accepting a JSON string where the schema wants an object or an array: models often
@@ -23,7 +27,7 @@ export async function validateWithJsonCoercion(schema: ToolSchema, args: unknown
     coerced = true;
     check = await validateSchema(schema, value);
   }
-  return { ...check, coerced: coerced && check.success };
+  return { ...check, coerced: coerced && check.success, input: value };
 }
 
 /** A copy of `value` with JSON strings parsed at the issues' paths, or undefined when no path held one. */

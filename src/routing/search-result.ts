@@ -1,3 +1,4 @@
+import { searchedNames } from '../protocol/routing.js';
 import { DEFAULT_MAX_SEARCH_RESULT_BYTES } from './constants.js';
 import { truncateUtf8 } from './tool-text.js';
 import type { ToolSearchCandidate, ToolSearchResult, ToolSearchResultItem, ToolSearchSelection } from './types.js';
@@ -65,10 +66,8 @@ export function buildToolSearchResult(input: BuildToolSearchResultInput): ToolSe
   return result;
 }
 
-/** Names a search result marks as searched: exactly the tools it returned. */
-export function searchedToolNames(result: ToolSearchResult): string[] {
-  return result.tools.map((tool) => tool.name);
-}
+/** Names a search result marks as searched: exactly the tools it returned (the durable workflow's rule too). */
+export const searchedToolNames: (result: ToolSearchResult) => string[] = searchedNames;
 
 function cleanSelection(raw: ToolSearchSelection, name: string): ToolSearchSelection {
   const selection: ToolSearchSelection = { name };

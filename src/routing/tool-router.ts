@@ -1,3 +1,4 @@
+import type { EmbeddingPlan } from '../protocol/routing.js';
 import type { AgentRef, AgentToolHooks } from '../tool/agent-hooks.js';
 import type { RegisteredTool } from '../tool/normalize-tool.js';
 import { isUserDefinedTool, Tool, type AnyTool, type ToolExecuteOptions } from '../tool/tool.js';
@@ -56,12 +57,7 @@ export interface ToolRouterSearch {
 }
 
 /** How the pool's tool texts split into embedding batches (one `embedBatch` activity each). */
-export interface EmbeddingPlan {
-  modelKey: string;
-  batchSize: number;
-  poolSize: number;
-  batches: number;
-}
+export type { EmbeddingPlan } from '../protocol/routing.js';
 
 /** Read access to the pool: a `ToolManager`, or the registered tools minus the routing built-ins. */
 export interface ToolPool {

@@ -1,7 +1,17 @@
 import type { EmbeddingModel } from 'ai';
 import type { JsonObject } from '../protocol/json.js';
+import type {
+  RunToolRoutingOverride,
+  ToolRankingStats,
+  ToolSearchResult,
+  ToolSearchResultItem,
+  ToolSearchSelection,
+} from '../protocol/routing.js';
 import type { ToolItem } from '../tool/toolkit.js';
 import type { AnyTool } from '../tool/tool.js';
+
+// The types that cross the activity boundary live in the workflow-safe protocol; routing shares them.
+export type { RunToolRoutingOverride, ToolRankingStats, ToolSearchResult, ToolSearchResultItem, ToolSearchSelection };
 
 /** An embedding model object (any AI SDK spec version). */
 export type EmbeddingModelObject = Exclude<EmbeddingModel, string>;
@@ -16,13 +26,6 @@ export interface ToolSearchCandidate {
   /** JSON Schema of the output, when the tool declares one. */
   outputSchema?: JsonObject;
   tool: AnyTool;
-}
-
-/** A strategy's pick: a candidate's name and, optionally, its score and why it was picked. */
-export interface ToolSearchSelection {
-  name: string;
-  score?: number;
-  reason?: string;
 }
 
 /** The run a search happens in (what a custom strategy may want to know). */
@@ -55,44 +58,10 @@ export interface ToolSearchStrategy {
   select(input: ToolSearchInput): ToolSearchSelection[] | Promise<ToolSearchSelection[]>;
 }
 
-/** Counters of one ranking, for activity results, benchmarks and tests. */
-export interface ToolRankingStats {
-  /** Candidates ranked. */
-  candidates: number;
-  /** Calls made to the embedding model (1 on a warm cache: the query). */
-  embeddingCalls: number;
-  /** Tool texts embedded because the cache did not have them. */
-  embeddedTexts: number;
-  /** Tool texts found in the cache. */
-  cacheHits: number;
-}
-
 /** A ranking: selections best first, with what it cost. */
 export interface ToolRanking {
   selections: ToolSearchSelection[];
   stats: ToolRankingStats;
-}
-
-/** One tool in a `searchTools` result. */
-export interface ToolSearchResultItem {
-  name: string;
-  description: string | null;
-  tags: string[] | null;
-  parametersSchema: JsonObject | null;
-  outputSchema: JsonObject | null;
-  score?: number;
-  reason?: string;
-  /** Set when the schemas were left out to keep the result within its size budget. */
-  note?: string;
-}
-
-/** What `searchTools` returns to the model. */
-export interface ToolSearchResult {
-  query: string;
-  selections: ToolSearchSelection[];
-  tools: ToolSearchResultItem[];
-  /** Set when nothing matched: what the model can do next. */
-  message?: string;
 }
 
 /** Builds the text that represents a tool to an embedding model. */
@@ -151,21 +120,3 @@ export interface ToolRoutingConfig {
   /** Replaces the built-in ranking (lexical or embedding). */
   strategy?: ToolSearchStrategy;
 }
-
-/**
- * A run's routing override, as a client sends it (plain JSON, so tools are named, not given): `false` offers the
- * agent's tools directly; `true` routes with the agent's settings (or the defaults); an object routes with its
- * fields over the agent's.
- */
-export type RunToolRoutingOverride =
-  | boolean
-  | {
-      /** Names of the run's tools to pool (default: the agent's pool). */
-      pool?: string[];
-      /** Names of the run's tools to show directly. */
-      expose?: string[];
-      /** A `provider/model` embedding model string. */
-      embedding?: string;
-      topK?: number;
-      enforceSearchBeforeCall?: boolean;
-    };

@@ -17,7 +17,7 @@ export type ToolErrorCause = {
 /**
  * What the model sees when a tool call fails (a thrown error or an output that fails its schema). The run goes on
  * and the model can react. Only allow-listed fields of the error are copied: its `code`, HTTP `status` /
- * `statusCode` / `httpStatus`, an MCP `serverName` and refusal `reason`, validation issues (`validationErrors`, `issues`), the `actualOutput` that failed
+ * `statusCode` / `httpStatus`, an MCP `serverName`, a refusal's `reason` and `requestedTool`, validation issues (`validationErrors`, `issues`), the `actualOutput` that failed
  * validation, and a short `cause` chain of the same. Never the stack, `toJSON()`, or anything else an HTTP
  * client hangs on its errors (`config.headers.Authorization`, `request`, `response.headers`): this payload is
  * recorded in workflow history.
@@ -37,8 +37,10 @@ export type ToolErrorResult = {
   actualOutput?: JsonValue;
   /** Which MCP server the failing tool belongs to (MCP tools). */
   serverName?: string;
-  /** Why it was refused, when the error says (authorization errors). */
+  /** Why it was refused, when the error says (authorization errors, callTool refusals). */
   reason?: string;
+  /** The tool `callTool` was asked to run, when it refused (`toolName` is `callTool` itself). */
+  requestedTool?: string;
   cause?: ToolErrorCause;
 };
 
@@ -46,7 +48,7 @@ export type ToolErrorResult = {
 const MAX_CAUSE_DEPTH = 3;
 const STATUS_FIELDS = ['status', 'statusCode'] as const;
 const DATA_FIELDS = ['validationErrors', 'issues', 'actualOutput'] as const;
-const TEXT_FIELDS = ['serverName', 'reason'] as const;
+const TEXT_FIELDS = ['serverName', 'reason', 'requestedTool'] as const;
 const MAX_TEXT_FIELD_CHARS = 2_000;
 
 /** Builds the model-visible payload of a failed tool call. Never throws, whatever was thrown. */

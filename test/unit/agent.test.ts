@@ -196,8 +196,15 @@ describe('Agent: system prompt', () => {
     ]);
   });
 
-  it('refuses configuration the runtime does not support yet instead of ignoring it', () => {
-    expect(() => new Agent({ name: 'r', instructions: '', toolRouting: {} })).toThrow(/toolRouting is not supported/);
+  it('keeps a valid toolRouting and refuses an invalid one when the agent is defined', () => {
+    const routed = new Agent({ name: 'r', instructions: '', toolRouting: { topK: 3 } });
+    expect(routed.toolRouting).toEqual({ topK: 3 });
     expect(new Agent({ name: 'ok', instructions: '', toolRouting: false }).toolRouting).toBe(false);
+    expect(() => new Agent({ name: 'bad', instructions: '', toolRouting: { topk: 3 } as never })).toThrow(
+      /Unknown toolRouting option 'topk'/,
+    );
+    expect(
+      () => new Agent({ name: 'reserved', instructions: '', toolRouting: { expose: [makeTool('searchTools')] } }),
+    ).toThrow(/Tool routing reserves tool names searchTools/);
   });
 });

@@ -94,6 +94,7 @@ describe('callTool checks', () => {
       kind: 'valid',
       tool: tagItems,
       args: { ids: ['a'], count: 1 },
+      input: { ids: ['a'] },
       coerced: false,
     });
     const bad = refused(await check({ name: 'tag_items', args: { ids: 'a' } }));
@@ -113,6 +114,8 @@ describe('callTool checks', () => {
       kind: 'valid',
       tool: tagItems,
       args: { ids: ['a', 'b'], options: { color: 'red', nested: { deep: true } }, count: 1 },
+      // What the target's own validation gets again (in its executeTool activity): parsed, before defaults.
+      input: { ids: ['a', 'b'], options: { color: 'red', nested: { deep: true } } },
       coerced: true,
     });
   });
@@ -137,6 +140,7 @@ describe('validateWithJsonCoercion', () => {
     const input = { list: '[1,2]', label: '[not parsed]' };
     const result = await validateWithJsonCoercion(schema, input);
     expect(result).toMatchObject({ success: true, value: { list: [1, 2], label: '[not parsed]' }, coerced: true });
+    expect(result.input).toEqual({ list: [1, 2], label: '[not parsed]' });
     expect(input.list).toBe('[1,2]');
   });
 

@@ -382,7 +382,7 @@ describe('per-run routing', () => {
     expect(await router().embeddingPlan()).toBeUndefined();
   });
 
-  it('describes a run as plain JSON for history: visible names, pool size, ranking, batch plan', async () => {
+  it('describes a run as plain JSON for history: visible names, pool size, top-K, ranking, batch plan', async () => {
     const model = new CountingEmbeddingModel({ maxEmbeddingsPerCall: 1 });
     const routed = resolveRunToolRouting({ tools: agentTools, config: { embedding: { model } }, service });
     expect(await describeToolRouting(routed)).toEqual({
@@ -390,6 +390,7 @@ describe('per-run routing', () => {
       visibleTools: ['searchTools', 'callTool'],
       candidates: 2,
       enforceSearchBeforeCall: true,
+      topK: 1,
       ranking: 'hybrid',
       embedding: { modelKey: 'counting/hashed-bow', batchSize: 1, poolSize: 2, batches: 2 },
     });
