@@ -1,14 +1,15 @@
 // An MCP question outlives the worker that asked it: the worker holding the call is killed while nobody has
 // answered; the answer is given (by signal, while no worker runs); a new worker's retried call asks the same question
 // again and gets the recorded answer, which reaches the server. The question is put to people once.
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentClient } from '../../src/client/agent-client.js';
 import type { RunEvent } from '../../src/protocol/index.js';
 import { activityCounts, recordHistory } from '../support/agent-harness.js';
-import { createTestEnv, testServer, uniqueTaskQueue } from '../support/temporal.js';
+import { killChild as kill, startChildWorker } from '../support/child-worker.js';
+import { createTestEnv, uniqueTaskQueue } from '../support/temporal.js';
 
 const WORKER = fileURLToPath(new URL('../fixtures/mcp/durable-worker.ts', import.meta.url));
 
@@ -20,23 +21,8 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-async function startWorker(taskQueue: string): Promise<ChildProcess> {
-  const child = fork(WORKER, [], {
-    execArgv: ['--import', 'tsx'],
-    env: { ...process.env, TEMPORAL_ADDRESS: testServer().address, TASK_QUEUE: taskQueue, HOLD_MS: '60000' },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.once('message', () => resolve());
-    child.once('exit', (code) => reject(new Error(`MCP worker exited early (${code})`)));
-  });
-  return child;
-}
-
-async function kill(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
+function startWorker(taskQueue: string): Promise<ChildProcess> {
+  return startChildWorker(WORKER, { TASK_QUEUE: taskQueue, HOLD_MS: '60000' });
 }
 
 describe('MCP elicitation across a worker crash', () => {

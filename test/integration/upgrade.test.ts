@@ -2,8 +2,8 @@
 // and is killed while they wait for approval, run a tool, make a model call between steps, and wait after a
 // continue-as-new; a worker of the current code then replays their histories and finishes them, each side effect
 // exactly once.
-import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +11,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentClient } from '../../src/client/agent-client.js';
 import type { AgentRun } from '../../src/client/agent-run.js';
-import { createTestEnv, testServer, uniqueTaskQueue } from '../support/temporal.js';
+import { killChild as kill, lines, startChildWorker } from '../support/child-worker.js';
+import { createTestEnv, uniqueTaskQueue } from '../support/temporal.js';
 
 const WORKER = fileURLToPath(new URL('../fixtures/upgrade/worker.ts', import.meta.url));
 const PREVIOUS_RELEASE = 'v0.1.0';
@@ -30,36 +31,14 @@ interface Workspace {
   releaseFile: string;
 }
 
-/** Starts a worker of `release` in a child process; resolves once it polls (it bundles its own workflow code). */
-async function startWorker(release: string, ws: Workspace): Promise<ChildProcess> {
-  const child = fork(WORKER, [], {
-    execArgv: ['--import', 'tsx'],
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: testServer().address,
-      TEMPORAL_NAMESPACE: testServer().namespace,
-      TASK_QUEUE: ws.taskQueue,
-      SIDE_EFFECTS: ws.sideEffects,
-      RELEASE_FILE: ws.releaseFile,
-      RELEASE: release,
-    },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+/** Starts a worker of `release` in a child process (it bundles its own workflow code). */
+function startWorker(release: string, ws: Workspace): Promise<ChildProcess> {
+  return startChildWorker(WORKER, {
+    TASK_QUEUE: ws.taskQueue,
+    SIDE_EFFECTS: ws.sideEffects,
+    RELEASE_FILE: ws.releaseFile,
+    RELEASE: release,
   });
-  await new Promise<void>((resolve, reject) => {
-    child.once('message', () => resolve());
-    child.once('exit', (code) => reject(new Error(`${release} worker exited early (${code})`)));
-  });
-  return child;
-}
-
-async function kill(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
-}
-
-function lines(file: string): string[] {
-  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : [];
 }
 
 async function eventually(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 60_000): Promise<void> {

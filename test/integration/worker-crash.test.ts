@@ -1,7 +1,7 @@
 // A worker killed with SIGKILL in the middle of a tool: a fresh worker finishes the run, completed tools are not
 // executed again, a streaming tool resumes from its last checkpoint, and the transcript is whole.
-import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,17 +9,16 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentClient } from '../../src/client/agent-client.js';
 import { workflowsPath } from '../../src/worker/create-agent-worker.js';
-import { bundleWorkflows, createTestEnv, testServer, uniqueTaskQueue } from '../support/temporal.js';
+import { killChild as kill, lines, startChildWorker, waitForLine } from '../support/child-worker.js';
+import { bundleWorkflows, createTestEnv, uniqueTaskQueue } from '../support/temporal.js';
 import { activityCounts, recordHistory } from '../support/agent-harness.js';
 
 const WORKER = fileURLToPath(new URL('../fixtures/crash/worker.ts', import.meta.url));
 
 let env: TestWorkflowEnvironment;
-let address: string;
 let bundlePath: string;
 beforeAll(async () => {
   env = await createTestEnv();
-  address = testServer().address;
   bundlePath = join(mkdtempSync(join(tmpdir(), 'durable-agent-bundle-')), 'workflows.js');
   writeFileSync(bundlePath, (await bundleWorkflows(workflowsPath())).code);
 });
@@ -28,41 +27,8 @@ afterAll(async () => {
 });
 
 /** Starts the crash-test worker in a child process and resolves once it polls. */
-async function startWorker(taskQueue: string, sideEffects: string): Promise<ChildProcess> {
-  const child = fork(WORKER, [], {
-    execArgv: ['--import', 'tsx'],
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: address,
-      TASK_QUEUE: taskQueue,
-      SIDE_EFFECTS: sideEffects,
-      WORKFLOW_BUNDLE: bundlePath,
-    },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.once('message', () => resolve());
-    child.once('exit', (code) => reject(new Error(`crash-test worker exited early (${code})`)));
-  });
-  return child;
-}
-
-function lines(file: string): string[] {
-  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : [];
-}
-
-async function waitForLine(file: string, pattern: RegExp, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!lines(file).some((line) => pattern.test(line))) {
-    if (Date.now() > deadline) throw new Error(`no line matching ${pattern} in ${file}: ${lines(file).join(' | ')}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-async function kill(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
+function startWorker(taskQueue: string, sideEffects: string): Promise<ChildProcess> {
+  return startChildWorker(WORKER, { TASK_QUEUE: taskQueue, SIDE_EFFECTS: sideEffects, WORKFLOW_BUNDLE: bundlePath });
 }
 
 describe('worker crash', () => {
