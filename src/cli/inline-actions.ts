@@ -1,6 +1,7 @@
 // What a person watching a run in a terminal can answer on the spot. Each kind of waiting (an approval, an MCP
 // elicitation) is one InlineAction: it recognises its event, checks that the run still waits for it (a watch also
 // replays old events), asks, and sends the answer through AgentRun. `watch` knows only the list.
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { AgentRun } from '../client/agent-run.js';
 import { RunRequestRejectedError } from '../client/errors/run-request-rejected-error.js';
 import type { RunEvent, RunState } from '../protocol/index.js';
@@ -127,6 +128,11 @@ export const elicitationAction: InlineAction<ElicitationRequested> = {
         if (record) ctx.out(formatElicitationAnswer(record, ctx.style, event.toolName));
         return true;
       } catch (error) {
+        // The run ended meanwhile (someone else's answer let it finish): the watch shows how.
+        if (error instanceof WorkflowNotFoundError) {
+          ctx.note(ctx.style.yellow('Not recorded: the run has ended.'));
+          return true;
+        }
         if (!RunRequestRejectedError.isInstance(error)) throw error;
         const state = await ctx.run.state();
         if (!elicitationAction.isPending(event, state)) {
