@@ -108,7 +108,7 @@ export function parseCommand(argv: readonly string[]): Command {
       }
       const content = args[3];
       if (content !== undefined && action !== 'accept') {
-        throw new CliUsageError(`<contentJSON> goes with accept only; a '${action}' answer carries no content.`, {
+        throw new CliUsageError(`Content goes with accept only; a '${action}' answer carries none.`, {
           command: name,
         });
       }
@@ -122,7 +122,7 @@ export function parseCommand(argv: readonly string[]): Command {
         runId: args[0]!,
         elicitationId: args[1]!,
         action: action as ElicitationAction,
-        ...optional('content', content === undefined ? undefined : parseJsonObject(content, '<contentJSON>', name)),
+        ...optional('content', content === undefined ? undefined : parseJsonObject(content, 'The content', name)),
         ...optional('responder', responder ?? user),
       };
     }

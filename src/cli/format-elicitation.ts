@@ -33,6 +33,10 @@ export interface ElicitationFormatOptions {
   times?: boolean;
 }
 
+/** Longest question shown (the MCP layer cuts it there too; a run takes what any worker sends). */
+const MAX_QUESTION_CHARS = 4000;
+/** Fields listed; the rest are counted (`state --json` has them all, and the accept command needs no list). */
+const MAX_LISTED_FIELDS = 40;
 /** Longest title or description shown for a field; the rest is cut (a server may send a lot). */
 const MAX_NOTE_CHARS = 200;
 /** Options listed in a field's summary; a longer list ends with how many more there are. */
@@ -46,10 +50,13 @@ export function elicitationDetails(request: ElicitationView, options: Elicitatio
   const style = options.style ?? PLAIN;
   const indent = options.indent ?? '    ';
   const fields = elicitationFields(request.requestedSchema);
-  const question = terminalSafe(request.message).replace(/\n/g, `\n${indent}          `);
+  const question = cut(terminalSafe(request.message), MAX_QUESTION_CHARS).replace(/\n/g, `\n${indent}          `);
   const lines = [`${indent}${style.bold('question:')} ${question}`];
   if (fields.length === 0) lines.push(`${indent}fields:   none (accept, decline or cancel)`);
-  else lines.push(`${indent}fields:`, ...fieldLines(fields, `${indent}  `, style));
+  else lines.push(`${indent}fields:`, ...fieldLines(fields.slice(0, MAX_LISTED_FIELDS), `${indent}  `, style));
+  if (fields.length > MAX_LISTED_FIELDS) {
+    lines.push(`${indent}  … and ${fields.length - MAX_LISTED_FIELDS} more fields (all of them: state --json)`);
+  }
   if (options.times && request.requestedAt !== undefined) {
     const expiry = request.expiresAt
       ? `expires ${terminalSafeLine(request.expiresAt)} (then the server is told cancel)`

@@ -48,19 +48,19 @@ export const COMMANDS = {
       watch: { type: 'boolean', short: 'w', help: 'Then stream the run events until the run ends.' },
       'no-prompt': {
         type: 'boolean',
-        help: 'Never ask about a pending approval or elicitation here (default: ask in a terminal).',
+        help: 'Never ask about a pending approval or elicitation (default: ask in a terminal).',
       },
       help: HELP,
     },
   },
   watch: {
     args: ['runId'],
-    summary: "Stream a run's events until it ends; in a terminal, answer approvals and elicitations as they come.",
+    summary: "Stream a run's events until it ends; answer its questions inline.",
     options: {
       after: { type: 'string', value: 'N', help: 'Only events after sequence number N (default 0: all).' },
       'no-prompt': {
         type: 'boolean',
-        help: 'Never ask about a pending approval or elicitation here (default: ask in a terminal).',
+        help: 'Never ask about a pending approval or elicitation (default: ask in a terminal).',
       },
       help: HELP,
     },
@@ -85,13 +85,14 @@ export const COMMANDS = {
   },
   answer: {
     args: ['runId', 'elicitationId', 'action'],
-    optionalArgs: ['contentJSON'],
-    summary: "Answer an MCP elicitation (a question a tool's server asks a person): accept, decline or cancel.",
+    optionalArgs: ['content'],
+    summary: 'Answer an MCP elicitation: accept [content], decline or cancel.',
     details: [
-      '<action> is accept, decline or cancel. With accept, <contentJSON> is the answer: a JSON object of the fields',
-      `asked for, e.g. '{"name":"Ada","age":36}' (left out: {}, each field its default). '${CLI_COMMAND} state <runId>'`,
-      'lists pending elicitations with their fields and the exact commands that answer them. The run checks the',
-      'answer against the question and records nothing it rejects.',
+      'An elicitation is a question an MCP server asks a person during a tool call. <action> is accept, decline or',
+      'cancel. With accept, [content] is the answer: a JSON object of the fields asked for, e.g.',
+      `'{"name":"Ada","age":36}' (left out: {}, each field its default). '${CLI_COMMAND} state <runId>' lists pending`,
+      'elicitations with their fields and the exact commands that answer them. The run checks the answer against',
+      'the question and records nothing it rejects.',
     ].join('\n'),
     options: {
       responder: { type: 'string', value: 'NAME', help: 'Who answers, recorded with the answer (default: $USER).' },
@@ -114,7 +115,7 @@ export const COMMANDS = {
   },
   state: {
     args: ['runId'],
-    summary: 'Show the state of a run: status, step, pending approvals and elicitations, running tools.',
+    summary: 'Show a run: status, steps, what it waits for, running tools.',
     options: {
       json: { type: 'boolean', help: 'Print the raw state as JSON.' },
       help: HELP,

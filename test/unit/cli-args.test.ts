@@ -167,10 +167,10 @@ describe('parseCommand', () => {
       `--context must be a JSON object, like '{"plan":"pro"}'.`,
     );
     expect(usageError(['answer', 'r', 'e', 'accept', '"x"']).message).toBe(
-      `<contentJSON> must be a JSON object, like '{"plan":"pro"}'.`,
+      `The content must be a JSON object, like '{"plan":"pro"}'.`,
     );
     expect(usageError(['answer', 'r', 'e', 'accept', '{name:1}']).message).toMatch(
-      /^<contentJSON> is not valid JSON \(.+\): \{name:1\}$/,
+      /^The content is not valid JSON \(.+\): \{name:1\}$/,
     );
   });
 
@@ -184,10 +184,10 @@ describe('parseCommand', () => {
       "<action> must be accept, decline or cancel, not 'maybe'.",
     );
     expect(usageError(['answer', 'r', 'e', 'decline', '{}']).message).toBe(
-      "<contentJSON> goes with accept only; a 'decline' answer carries no content.",
+      "Content goes with accept only; a 'decline' answer carries none.",
     );
     expect(usageError(['answer', 'r', 'e', 'accept', '{}', 'extra']).message).toBe("Unexpected argument 'extra'.");
-    expect(usageError(['answer', 'r', 'e', 'accept', ' ']).message).toBe('<contentJSON> must not be empty.');
+    expect(usageError(['answer', 'r', 'e', 'accept', ' ']).message).toBe('<content> must not be empty.');
     expect(usageError(['answer', 'r', 'e', 'cancel', '--user', 'a', '--responder', 'b']).message).toBe(
       '--user is the same as --responder: give one of them.',
     );
@@ -216,10 +216,8 @@ describe('usage', () => {
     expect(usage('watch')).toContain('--no-prompt');
     // An optional argument is shown in brackets, and the command's own help explains the answer.
     const answer = usage('answer');
-    expect(answer).toMatch(
-      /^Usage: npx durable-agent answer <runId> <elicitationId> <action> \[contentJSON\] \[options\]/,
-    );
-    expect(answer).toContain('<action> is accept, decline or cancel.');
+    expect(answer).toMatch(/^Usage: npx durable-agent answer <runId> <elicitationId> <action> \[content\] \[options\]/);
+    expect(answer).toContain('With accept, [content] is the answer: a JSON object of the fields asked for');
     expect(answer).toContain('--responder NAME');
   });
 });

@@ -151,6 +151,28 @@ describe('describeField', () => {
   });
 });
 
+describe('bounds on what a server sends', () => {
+  it('cuts a long question and lists at most 40 fields, counting the rest', () => {
+    const properties: JsonObject = {};
+    for (let i = 0; i < 100; i++) properties[`f${i}`] = { type: 'string' };
+    const text = createEventFormatter()({
+      seq: 1,
+      at: AT,
+      type: 'elicitation-requested',
+      id: 'e',
+      toolCallId: 'c',
+      toolName: 't',
+      serverName: 's',
+      message: 'q'.repeat(10_000),
+      requestedSchema: { type: 'object', properties },
+    });
+    const lines = text.split('\n');
+    expect(lines[1]).toBe(`    question: ${'q'.repeat(3999)}…`);
+    expect(lines.filter((line) => /^ {6}f\d+ +string$/.test(line))).toHaveLength(40);
+    expect(lines.at(-1)).toBe('      … and 60 more fields (all of them: state --json)');
+  });
+});
+
 describe('the commands that answer an elicitation', () => {
   it('accept with the required fields to fill in, decline and cancel, exactly as bash reads them', () => {
     const fields = elicitationFields(SCHEMA);
