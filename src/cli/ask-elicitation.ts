@@ -18,10 +18,13 @@ export type ElicitationAnswer =
 
 /** Tries at each question (the action, one field) before the elicitation is skipped; a person can always retry. */
 const MAX_TRIES = 5;
-/** Marks a field left out of the answer (optional, no default, empty input). */
+/** A field left out of the answer (optional, no default, empty input). */
 const LEFT_OUT = Symbol('left out');
-/** Input ended, or too many tries. */
-type Stop = { stop: 'ended' | 'skip' };
+/** Input ended: nobody is there to ask any more. */
+const ENDED = Symbol('ended');
+/** Too many mistakes in a row: the question is skipped. */
+const GAVE_UP = Symbol('gave up');
+type Stop = typeof ENDED | typeof GAVE_UP;
 
 /**
  * Asks what to do with an elicitation — accept, decline, cancel or skip — and on accept asks its fields one by one.
@@ -56,7 +59,8 @@ export async function askElicitation(
       continue;
     }
     const content = await askFields(prompter, fields, request.requestedSchema, style);
-    if ('stop' in content) return content.stop === 'ended' ? undefined : 'skip';
+    if (content === ENDED) return undefined;
+    if (content === GAVE_UP) return 'skip';
     const check = checkElicitationResponse(objectSchema(request.requestedSchema), { action: 'accept', content });
     if (check.ok) return { action: 'accept', content: check.content ?? content };
     said = style.yellow(`That answer does not fit: ${terminalSafe(check.problem)}. Again:`);
@@ -70,14 +74,15 @@ async function askFields(
   schema: JsonValue,
   style: Style,
 ): Promise<ElicitationContent | Stop> {
-  const content: ElicitationContent = {};
+  const entries: [string, ElicitationContent[string]][] = [];
   for (const field of fields) {
     if (field.kind === 'unsupported') continue;
     const value = await askField(prompter, field, schema, style);
-    if (typeof value === 'object' && value !== null && 'stop' in value) return value;
-    if (value !== LEFT_OUT) content[field.name] = value;
+    if (value === ENDED || value === GAVE_UP) return value;
+    if (value !== LEFT_OUT) entries.push([field.name, value]);
   }
-  return content;
+  // Own properties whatever the server named its fields (`__proto__` included), unlike assignment.
+  return Object.fromEntries(entries);
 }
 
 /** Asks one field until its value passes the run's check on its own. */
@@ -94,7 +99,7 @@ export async function askField(
     const input = await prompter.ask(
       problem !== undefined ? `${style.yellow(problem)}\n${prompt}` : `${about}\n${prompt}`,
     );
-    if (input === undefined) return { stop: 'ended' };
+    if (input === undefined) return ENDED;
     const parsed = input === '' ? emptyInput(field) : parseInput(field, input);
     if ('problem' in parsed) {
       problem = parsed.problem;
@@ -108,7 +113,7 @@ export async function askField(
     if (check.ok) return parsed.value;
     problem = `${terminalSafe(check.problem)}.`;
   }
-  return { stop: 'skip' };
+  return GAVE_UP;
 }
 
 type Parsed = { value: ElicitationContent[string] | typeof LEFT_OUT } | { problem: string };

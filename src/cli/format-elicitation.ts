@@ -120,9 +120,8 @@ export function answerCommands(
 export function contentTemplate(fields: readonly ElicitationField[]): JsonObject {
   const needed = fields.filter((field) => field.required && field.default === undefined);
   const shown = needed.length > 0 ? needed : fields.filter((field) => field.kind !== 'unsupported');
-  const template: JsonObject = {};
-  for (const field of shown) template[field.name] = field.default ?? placeholder(field);
-  return template;
+  // Own properties whatever the server named its fields (`__proto__` included), unlike assignment.
+  return Object.fromEntries(shown.map((field) => [field.name, field.default ?? placeholder(field)]));
 }
 
 /** One line for a recorded answer: what was answered, by whom, with what. */

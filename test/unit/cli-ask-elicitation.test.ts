@@ -148,6 +148,20 @@ describe('askElicitation', () => {
     });
   });
 
+  it('takes fields whatever their names, `stop` and `__proto__` included', async () => {
+    const schema = JSON.parse(
+      '{"type":"object","properties":{"stop":{"type":"string"},"__proto__":{"type":"array","items":{"enum":["x"]}}},' +
+        '"required":["stop","__proto__"]}',
+    ) as JsonObject;
+    const answer = await askElicitation(
+      scriptedPerson(['a', 'now', '1']).prompter,
+      { toolName: 't', requestedSchema: schema },
+      PLAIN,
+    );
+    expect(answer).toEqual({ action: 'accept', content: JSON.parse('{"stop":"now","__proto__":["x"]}') as JsonObject });
+    expect(Object.keys((answer as { content: object }).content)).toEqual(['stop', '__proto__']);
+  });
+
   it('accepts a question without fields at once, and keeps hostile text out of the terminal', async () => {
     expect(await askElicitation(scriptedPerson(['a']).prompter, { toolName: 't', requestedSchema: {} }, PLAIN)).toEqual(
       { action: 'accept', content: {} },

@@ -189,6 +189,14 @@ describe('the commands that answer an elicitation', () => {
     expect(argumentsOf(commands.cancel)).toEqual(['answer', "run 1; echo 'x'", 'el-1', 'cancel']);
   });
 
+  it('puts every field name in the content as it is, `__proto__` included', () => {
+    const schema = JSON.parse(
+      '{"type":"object","properties":{"__proto__":{"type":"string"}},"required":["__proto__"]}',
+    );
+    const template = contentTemplate(elicitationFields(schema as JsonObject));
+    expect(JSON.stringify(template)).toBe('{"__proto__":"..."}');
+  });
+
   it('with no required field, shows every field it can take (defaults as they are); none at all: accept alone', () => {
     const fields = elicitationFields({
       type: 'object',
