@@ -137,7 +137,7 @@ describe('MCP elicitations from the CLI', () => {
     });
   });
 
-  it('in a terminal, watch asks field by field; an answer someone else gave first is reported, not resent', async () => {
+  it('in a terminal, watch asks field by field; when someone else answered first, that answer stands and the person is told', async () => {
     await withAgentWorker(env, [askingAgent()], async ({ taskQueue }) => {
       const tty = terminal();
       let stderr = '';
