@@ -29,7 +29,14 @@ export type Command =
   | { name: 'watch'; runId: string; after: number; noPrompt: boolean }
   | { name: 'approve'; runId: string; toolCallId: string; reason?: string; approver?: string }
   | { name: 'deny'; runId: string; toolCallId: string; reason?: string; approver?: string }
-  | { name: 'answer'; runId: string; elicitationId: string; action: ElicitationAction; content?: JsonObject }
+  | {
+      name: 'answer';
+      runId: string;
+      elicitationId: string;
+      action: ElicitationAction;
+      content?: JsonObject;
+      responder?: string;
+    }
   | { name: 'submit'; runId: string; toolCallId: string; output: JsonValue; isError: boolean }
   | { name: 'cancel'; runId: string }
   | { name: 'state'; runId: string; json: boolean }
@@ -95,22 +102,28 @@ export function parseCommand(argv: readonly string[]): Command {
         ...optional('approver', text('approver')),
       };
     case 'answer': {
-      const action = text('action');
-      if (action === undefined)
-        throw new CliUsageError('Missing --action (accept, decline or cancel).', { command: name });
+      const action = args[2]!;
       if (!(ELICITATION_ACTIONS as readonly string[]).includes(action)) {
-        throw new CliUsageError(`--action must be accept, decline or cancel, not '${action}'.`, { command: name });
+        throw new CliUsageError(`<action> must be accept, decline or cancel, not '${action}'.`, { command: name });
       }
-      const content = text('content');
+      const content = args[3];
       if (content !== undefined && action !== 'accept') {
-        throw new CliUsageError('--content goes with --action accept only.', { command: name });
+        throw new CliUsageError(`Content goes with accept only; a '${action}' answer carries none.`, {
+          command: name,
+        });
+      }
+      const responder = text('responder');
+      const user = text('user');
+      if (responder !== undefined && user !== undefined && responder !== user) {
+        throw new CliUsageError('--user is the same as --responder: give one of them.', { command: name });
       }
       return {
         name,
         runId: args[0]!,
         elicitationId: args[1]!,
         action: action as ElicitationAction,
-        ...optional('content', content === undefined ? undefined : parseJsonObject(content, '--content', name)),
+        ...optional('content', content === undefined ? undefined : parseJsonObject(content, 'The content', name)),
+        ...optional('responder', responder ?? user),
       };
     }
     case 'submit':
@@ -152,19 +165,20 @@ function parseOptions(name: CommandName, spec: CommandSpec, argv: string[]) {
 }
 
 function positionalsOf(name: CommandName, spec: CommandSpec, positionals: string[]): string[] {
-  for (const [i, value] of positionals.slice(0, spec.args.length).entries()) {
-    if (value.trim() === '') throw new CliUsageError(`<${spec.args[i]}> must not be empty.`, { command: name });
+  const names = [...spec.args, ...(spec.optionalArgs ?? [])];
+  for (const [i, value] of positionals.slice(0, names.length).entries()) {
+    if (value.trim() === '') throw new CliUsageError(`<${names[i]}> must not be empty.`, { command: name });
   }
   const missing = spec.args.slice(positionals.length);
   if (missing.length > 0) {
     throw new CliUsageError(`Missing ${missing.map((arg) => `<${arg}>`).join(' ')}.`, { command: name });
   }
-  if (positionals.length > spec.args.length) {
+  if (positionals.length > names.length) {
     if (!spec.restArg) {
-      throw new CliUsageError(`Unexpected argument '${positionals[spec.args.length]}'.`, { command: name });
+      throw new CliUsageError(`Unexpected argument '${positionals[names.length]}'.`, { command: name });
     }
-    const head = positionals.slice(0, spec.args.length - 1);
-    return [...head, positionals.slice(spec.args.length - 1).join(' ')];
+    const head = positionals.slice(0, names.length - 1);
+    return [...head, positionals.slice(names.length - 1).join(' ')];
   }
   return positionals;
 }

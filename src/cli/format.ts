@@ -3,6 +3,7 @@
 // tool names and ids, arguments, errors) is untrusted: it is made terminal-safe before it is styled, and the ids
 // in suggested commands are shell-quoted from their raw values, so a command works as printed.
 import type { ApprovalRecord, JsonValue, RunEvent, RunState } from '../protocol/index.js';
+import { elicitationDetails, formatElicitationAnswer } from './format-elicitation.js';
 import { progressBar, progressFraction } from './progress.js';
 import { PLAIN, type Style } from './style.js';
 import { shellQuote, terminalSafe, terminalSafeDeep, terminalSafeLine } from './terminal-text.js';
@@ -29,14 +30,15 @@ const DEFAULT_MAX_VALUE_CHARS = 160;
 const INDENT = '    ';
 
 /**
- * An event formatter for one run. It remembers tool names from `tool-call` events, because a `tool-progress`
- * event carries only the tool-call id.
+ * An event formatter for one run. It remembers tool names from `tool-call` and `elicitation-requested` events,
+ * because `tool-progress` and `elicitation-answered` events carry only an id.
  */
 export function createEventFormatter(options: FormatOptions = {}): EventFormatter {
   const style = options.style ?? PLAIN;
   const max = options.maxValueChars ?? DEFAULT_MAX_VALUE_CHARS;
   const command = commandLine(options.command);
   const toolNames = new Map<string, string>();
+  const elicitationTools = new Map<string, string>();
   const value = (v: JsonValue | undefined) => formatValue(v, max);
   const callId = (id: string) => style.dim(`(${terminalSafeLine(id)})`);
   const name = (text: string) => style.cyan(terminalSafeLine(text));
@@ -79,6 +81,13 @@ export function createEventFormatter(options: FormatOptions = {}): EventFormatte
       }
       case 'approval-decided':
         return formatDecision(event, style);
+      case 'approval-refused': {
+        const who = event.approver ? ` by ${style.bold(terminalSafeLine(event.approver))}` : '';
+        return (
+          style.yellow(`decision${who} on ${name(event.toolName)} refused: ${event.reason}`) +
+          style.dim(' (the call still waits for approval)')
+        );
+      }
       case 'tool-result-requested': {
         toolNames.set(event.toolCallId, event.toolName);
         const id = (raw as typeof event).toolCallId;
@@ -88,6 +97,37 @@ export function createEventFormatter(options: FormatOptions = {}): EventFormatte
           hint(`answer: ${command('submit', options.runId ?? '', id)} '<output JSON>'`)
         );
       }
+      case 'elicitation-requested': {
+        // The raw event: its id and field names go into the printed commands exactly (shell-quoted there).
+        const request = raw as typeof event;
+        elicitationTools.set(request.id, request.toolName);
+        toolNames.set(request.toolCallId, request.toolName);
+        const details = elicitationDetails(request, {
+          style,
+          ...(options.runId !== undefined ? { runId: options.runId } : {}),
+          ...(options.command !== undefined ? { command: options.command } : {}),
+        });
+        return (
+          `${style.alert(' ANSWER NEEDED ')} ${name(event.toolName)} asks a question ` +
+          style.dim(
+            `(MCP server ${terminalSafeLine(event.serverName)} · elicitation ${terminalSafeLine(event.id)} · ` +
+              `tool call ${terminalSafeLine(event.toolCallId)})`,
+          ) +
+          `\n${details.join('\n')}`
+        );
+      }
+      case 'elicitation-answered':
+        return formatElicitationAnswer(event, style, elicitationTools.get((raw as typeof event).id));
+      case 'mcp-tools-listed': {
+        const skipped = event.skipped > 0 ? style.yellow(`, ${event.skipped} skipped (see the worker's log)`) : '';
+        const tools = `${event.tools} tool${event.tools === 1 ? '' : 's'}`;
+        return style.dim(`MCP server ${terminalSafeLine(event.server)}: ${tools}`) + skipped;
+      }
+      case 'mcp-server-failed':
+        return style.yellow(
+          `MCP server ${terminalSafeLine(event.server)} failed (${terminalSafeLine(event.reason)}): ${event.message} · ` +
+            'the run goes on without its tools',
+        );
       case 'step-finished':
         return style.dim(
           `step ${event.step} done · ${event.finishReason} · ${event.usage.totalTokens} tokens ` +
@@ -103,8 +143,9 @@ export function createEventFormatter(options: FormatOptions = {}): EventFormatte
       case 'failed':
         return `${style.red(style.bold('failed'))}: ${event.message}${event.errorType ? style.dim(` [${event.errorType}]`) : ''}`;
       default:
-        // An event type this CLI does not know yet (a newer worker): show it rather than drop it.
-        return `${(event as { type: string }).type} ${value(event as unknown as JsonValue)}`;
+        // Every type this version knows is handled above (a new one fails to typecheck here); one from a newer worker
+        // is shown rather than dropped.
+        return unknownEvent(event satisfies never, value);
     }
   };
 
@@ -113,6 +154,10 @@ export function createEventFormatter(options: FormatOptions = {}): EventFormatte
     const time = options.timestamps ? `${style.dim(timeOfDay(event.at))} ` : '';
     return `${time}${style.dim(`#${String(event.seq).padEnd(3)}`)} ${body(event, raw)}`;
   };
+}
+
+function unknownEvent(event: unknown, value: (v: JsonValue) => string): string {
+  return `${terminalSafeLine(String((event as { type?: unknown }).type))} ${value(event as JsonValue)}`;
 }
 
 /** Builds a printed command: the CLI, then each argument shell-quoted, so it works when pasted. */
@@ -198,9 +243,23 @@ export function formatState(rawRunId: string, rawState: RunState, options: Forma
       );
     }
   }
-  if (state.pendingElicitations.length > 0) {
+  if (rawState.pendingElicitations.length > 0) {
     lines.push(style.alert(' pending elicitations '));
-    for (const elicitation of state.pendingElicitations) lines.push(`  ${formatValue(elicitation, max)}`);
+    // From the raw state: the details make every string terminal-safe and build the commands from the exact ids.
+    for (const elicitation of rawState.pendingElicitations) {
+      lines.push(
+        `  ${terminalSafeLine(elicitation.id)}  ${style.cyan(terminalSafeLine(elicitation.toolName))} ` +
+          style.dim(
+            `(MCP server ${terminalSafeLine(elicitation.serverName)} · tool call ${terminalSafeLine(elicitation.toolCallId)})`,
+          ),
+        ...elicitationDetails(elicitation, {
+          style,
+          runId: rawRunId,
+          times: true,
+          ...(options.command !== undefined ? { command: options.command } : {}),
+        }),
+      );
+    }
   }
   if (state.runningTools.length > 0) {
     lines.push('  running tools:');

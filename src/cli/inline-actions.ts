@@ -1,13 +1,16 @@
-// What a person watching a run in a terminal can answer on the spot. Each kind of waiting (an approval today; an
-// MCP elicitation next) is one InlineAction: it recognises its event, checks that the run still waits for it
-// (a watch also replays old events), asks, and sends the answer through AgentRun. `watch` knows only the list.
+// What a person watching a run in a terminal can answer on the spot. Each kind of waiting (an approval, an MCP
+// elicitation) is one InlineAction: it recognises its event, checks that the run still waits for it (a watch also
+// replays old events), asks, and sends the answer through AgentRun. `watch` knows only the list.
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { AgentRun } from '../client/agent-run.js';
 import { RunRequestRejectedError } from '../client/errors/run-request-rejected-error.js';
 import type { RunEvent, RunState } from '../protocol/index.js';
+import { askElicitation } from './ask-elicitation.js';
 import { formatDecision, formatValue } from './format.js';
+import { formatElicitationAnswer } from './format-elicitation.js';
 import type { Prompter } from './prompter.js';
 import type { Style } from './style.js';
-import { terminalSafeLine } from './terminal-text.js';
+import { terminalSafe, terminalSafeLine } from './terminal-text.js';
 
 /** What an inline action works with. */
 export interface InlineContext {
@@ -18,8 +21,8 @@ export interface InlineContext {
   /** Writes a note. */
   note(text: string): void;
   style: Style;
-  /** Recorded as the person who decided. */
-  approver: string | undefined;
+  /** The person at the terminal: recorded as the approver of a decision and the responder of an answer. */
+  person: string | undefined;
 }
 
 /** Something a run waits for that can be answered inline. */
@@ -77,7 +80,7 @@ export const approvalAction: InlineAction<ApprovalRequested> = {
       return true;
     }
     const options = {
-      ...(ctx.approver !== undefined ? { approver: ctx.approver } : {}),
+      ...(ctx.person !== undefined ? { approver: ctx.person } : {}),
       ...('reason' in answer && answer.reason !== undefined ? { reason: answer.reason } : {}),
     };
     try {
@@ -94,5 +97,58 @@ export const approvalAction: InlineAction<ApprovalRequested> = {
   },
 };
 
-/** Every inline action, in the order they are tried. An MCP elicitation action goes here. */
-export const INLINE_ACTIONS: readonly InlineAction[] = [approvalAction as unknown as InlineAction];
+type ElicitationRequested = Extract<RunEvent, { type: 'elicitation-requested' }>;
+
+/** Rejected answers to one elicitation before it is left waiting (the run says why each time). */
+const MAX_REJECTED_ANSWERS = 3;
+
+/**
+ * Answer an MCP elicitation field by field. The answer is checked before it is sent; if the run still rejects it,
+ * its reason is shown and the person is asked again, unless the question is no longer pending (someone else
+ * answered it, or it expired).
+ */
+export const elicitationAction: InlineAction<ElicitationRequested> = {
+  matches: (event): event is ElicitationRequested => event.type === 'elicitation-requested',
+  isPending: (event, state) => state.pendingElicitations.some((pending) => pending.id === event.id),
+  async answer(event, ctx) {
+    let rejection: string | undefined;
+    for (let tries = 0; tries < MAX_REJECTED_ANSWERS; tries++) {
+      const answer = await askElicitation(ctx.prompter, event, ctx.style, rejection);
+      if (answer === undefined) return false;
+      if (answer === 'skip') {
+        ctx.note(ctx.style.dim('Skipped; the question keeps waiting. Answer later with the commands above.'));
+        return true;
+      }
+      try {
+        const record = await ctx.run.respondToElicitation(
+          event.id,
+          answer,
+          ctx.person !== undefined ? { responder: ctx.person } : {},
+        );
+        if (record) ctx.out(formatElicitationAnswer(record, ctx.style, event.toolName));
+        return true;
+      } catch (error) {
+        // The run ended meanwhile (someone else's answer let it finish): the watch shows how.
+        if (error instanceof WorkflowNotFoundError) {
+          ctx.note(ctx.style.yellow('Not recorded: the run has ended.'));
+          return true;
+        }
+        if (!RunRequestRejectedError.isInstance(error)) throw error;
+        const state = await ctx.run.state();
+        if (!elicitationAction.isPending(event, state)) {
+          ctx.note(ctx.style.yellow(`Not recorded: ${terminalSafe(error.message)}`));
+          return true;
+        }
+        rejection = `The run rejected that answer (nothing was recorded): ${error.message}`;
+      }
+    }
+    ctx.note(ctx.style.yellow('Not recorded; the question keeps waiting. Answer later with the commands above.'));
+    return true;
+  },
+};
+
+/** Every inline action, in the order they are tried. */
+export const INLINE_ACTIONS: readonly InlineAction[] = [
+  approvalAction as unknown as InlineAction,
+  elicitationAction as unknown as InlineAction,
+];

@@ -4,11 +4,19 @@ import type { AgentClient } from '../client/agent-client.js';
 import type { AgentRun } from '../client/agent-run.js';
 import { NoWorkerError } from '../client/errors/no-worker-error.js';
 import { WorkerTimeoutError } from '../client/errors/worker-timeout-error.js';
-import { TERMINAL_EVENT_TYPES, type JsonObject, type RunEvent, type RunState } from '../protocol/index.js';
-import type { Command, ElicitationAction } from './args.js';
+import { RunRequestRejectedError } from '../client/errors/run-request-rejected-error.js';
+import {
+  TERMINAL_EVENT_TYPES,
+  type ElicitationContent,
+  type ElicitationRecord,
+  type RunEvent,
+  type RunState,
+} from '../protocol/index.js';
+import type { Command } from './args.js';
 import { CliFailure } from './errors/cli-failure.js';
 import { explainError, type ConnectionInfo } from './explain-error.js';
 import { createEventFormatter, formatDecision, formatListRow, formatState } from './format.js';
+import { elicitationDetails, formatElicitationAnswer } from './format-elicitation.js';
 import { INLINE_ACTIONS, type InlineContext } from './inline-actions.js';
 import type { Prompter } from './prompter.js';
 import type { Style } from './style.js';
@@ -77,7 +85,7 @@ async function dispatch(command: Exclude<Command, { name: 'help' }>, ctx: Comman
       const run = ctx.client.getRun(command.runId);
       const options = {
         ...(command.reason !== undefined ? { reason: command.reason } : {}),
-        approver: command.approver ?? defaultApprover(ctx.env),
+        approver: command.approver ?? defaultPerson(ctx.env),
       };
       const record =
         command.name === 'approve'
@@ -140,7 +148,7 @@ async function dispatch(command: Exclude<Command, { name: 'help' }>, ctx: Comman
 /**
  * Prints a run's events until its terminal event. A worker that is down (killed, restarting) only delays the
  * stream: events are read from the last printed sequence number again, so nothing is lost or repeated. With a
- * prompter (a person at a terminal), a pending approval is offered for a decision as it comes.
+ * prompter (a person at a terminal), a pending approval or elicitation is offered for an answer as it comes.
  * Exit status: 0 when the run finished, 1 when it failed or was cancelled, 130 when interrupted.
  */
 async function watch(run: AgentRun, after: number, ctx: CommandContext): Promise<number> {
@@ -204,7 +212,7 @@ async function offerInline(
     out: (text) => ctx.out(text),
     note: (text) => ctx.note(text),
     style: ctx.style,
-    approver: defaultApprover(ctx.env),
+    person: defaultPerson(ctx.env),
   };
   return await action.answer(event, inline);
 }
@@ -228,35 +236,60 @@ async function explainFailure(run: AgentRun, ctx: CommandContext): Promise<void>
   }
 }
 
+/**
+ * Answers an elicitation. The run checks the answer against its question and records nothing it rejects; a rejection
+ * is explained with the question's fields and the command that answers it, read from the run.
+ */
 async function answer(
   run: AgentRun,
-  command: { elicitationId: string; action: ElicitationAction; content?: JsonObject },
+  command: Extract<Command, { name: 'answer' }>,
   ctx: CommandContext,
 ): Promise<number> {
-  // Elicitations in durable runs come with a newer runtime; until AgentRun can answer them, say so plainly.
-  const respond = (run as AgentRun & { respondToElicitation?: unknown }).respondToElicitation;
-  if (typeof respond !== 'function') {
-    throw new CliFailure(
-      'Answering elicitations is not supported yet: this version of durable-agent does not pause runs for MCP ' +
-        'elicitations, so there is nothing to answer. Nothing was sent.',
+  const responder = command.responder ?? defaultPerson(ctx.env);
+  // `accept` alone takes every field's default; the run names a required field that has none.
+  const content = command.action === 'accept' ? ((command.content ?? {}) as ElicitationContent) : undefined;
+  let record: ElicitationRecord | undefined;
+  try {
+    record = await run.respondToElicitation(
+      command.elicitationId,
+      { action: command.action, ...(content !== undefined ? { content } : {}) },
+      responder !== undefined ? { responder } : {},
     );
+  } catch (error) {
+    if (!RunRequestRejectedError.isInstance(error)) throw error;
+    throw new CliFailure(await rejectedAnswer(run, command.elicitationId, error.message), { cause: error });
   }
-  const respondToElicitation = respond as (
-    id: string,
-    answer: { action: ElicitationAction; content?: JsonObject },
-  ) => Promise<unknown>;
-  await respondToElicitation.call(run, command.elicitationId, {
+  const shown = record ?? {
+    id: command.elicitationId,
     action: command.action,
-    ...(command.content !== undefined ? { content: command.content } : {}),
-  });
-  ctx.out(`Answered elicitation ${terminalSafeLine(command.elicitationId)} (${command.action}).`);
+    ...(responder !== undefined ? { responder } : {}),
+  };
+  ctx.out(formatElicitationAnswer(shown, ctx.style));
   return 0;
+}
+
+/** Why the run rejected an answer, and what to do: the question's fields and commands, or what the run waits for. */
+async function rejectedAnswer(run: AgentRun, id: string, reason: string): Promise<string> {
+  const lines = [`Rejected by run '${terminalSafeLine(run.id)}': ${reason} Nothing was recorded.`];
+  // Best effort: the rejection is the answer; the state only helps to fix it.
+  const state = await run.state().catch(() => undefined);
+  const pending = state?.pendingElicitations.find((elicitation) => elicitation.id === id);
+  if (pending) {
+    lines.push(
+      `The question of ${terminalSafeLine(pending.toolName)} (MCP server ${terminalSafeLine(pending.serverName)}):`,
+      ...elicitationDetails(pending, { runId: run.id, indent: '  ' }),
+    );
+  } else {
+    lines.push(`See what the run waits for: ${CLI_COMMAND} state ${shellQuote(run.id)}`);
+  }
+  return lines.join('\n');
 }
 
 function isEnded(state: RunState): boolean {
   return state.status === 'completed' || state.status === 'failed' || state.status === 'cancelled';
 }
 
-function defaultApprover(env: Record<string, string | undefined>): string | undefined {
+/** Who is at this terminal, recorded as the approver or responder unless one is given. */
+function defaultPerson(env: Record<string, string | undefined>): string | undefined {
   return env.USER ?? env.USERNAME ?? env.LOGNAME;
 }

@@ -13,9 +13,13 @@ export interface OptionSpec {
 /** A command: its positional arguments (all required) and options. */
 export interface CommandSpec {
   args: readonly string[];
+  /** Positional arguments that may follow the required ones. */
+  optionalArgs?: readonly string[];
   /** The last positional argument takes the rest of the words (so an unquoted prompt works). */
   restArg?: boolean;
   summary: string;
+  /** More help shown under the summary of the command's own help. */
+  details?: string;
   options: Readonly<Record<string, OptionSpec>>;
 }
 
@@ -44,19 +48,19 @@ export const COMMANDS = {
       watch: { type: 'boolean', short: 'w', help: 'Then stream the run events until the run ends.' },
       'no-prompt': {
         type: 'boolean',
-        help: 'Never ask to decide a pending approval here (default: ask when stdin and stdout are a terminal).',
+        help: 'Never ask about a pending approval or elicitation (default: ask in a terminal).',
       },
       help: HELP,
     },
   },
   watch: {
     args: ['runId'],
-    summary: "Stream a run's events until it ends; in a terminal, decide approvals as they come.",
+    summary: "Stream a run's events until it ends; answer its questions inline.",
     options: {
       after: { type: 'string', value: 'N', help: 'Only events after sequence number N (default 0: all).' },
       'no-prompt': {
         type: 'boolean',
-        help: 'Never ask to decide a pending approval here (default: ask when stdin and stdout are a terminal).',
+        help: 'Never ask about a pending approval or elicitation (default: ask in a terminal).',
       },
       help: HELP,
     },
@@ -80,11 +84,19 @@ export const COMMANDS = {
     },
   },
   answer: {
-    args: ['runId', 'elicitationId'],
-    summary: 'Answer an MCP elicitation (a question a tool asks a person).',
+    args: ['runId', 'elicitationId', 'action'],
+    optionalArgs: ['content'],
+    summary: 'Answer an MCP elicitation: accept [content], decline or cancel.',
+    details: [
+      'An elicitation is a question an MCP server asks a person during a tool call. <action> is accept, decline or',
+      'cancel. With accept, [content] is the answer: a JSON object of the fields asked for, e.g.',
+      `'{"name":"Ada","age":36}' (left out: {}, each field its default). '${CLI_COMMAND} state <runId>' lists pending`,
+      'elicitations with their fields and the exact commands that answer them. The run checks the answer against',
+      'the question and records nothing it rejects.',
+    ].join('\n'),
     options: {
-      action: { type: 'string', value: 'accept|decline|cancel', help: 'The answer (required).' },
-      content: { type: 'string', value: 'JSON', help: 'With accept: the requested data, a JSON object.' },
+      responder: { type: 'string', value: 'NAME', help: 'Who answers, recorded with the answer (default: $USER).' },
+      user: { type: 'string', value: 'NAME', help: 'Same as --responder.' },
       help: HELP,
     },
   },
@@ -103,7 +115,7 @@ export const COMMANDS = {
   },
   state: {
     args: ['runId'],
-    summary: 'Show the state of a run: status, step, pending approvals, running tools.',
+    summary: 'Show a run: status, steps, what it waits for, running tools.',
     options: {
       json: { type: 'boolean', help: 'Print the raw state as JSON.' },
       help: HELP,
@@ -169,6 +181,7 @@ export function usage(command?: CommandName): string {
     '',
     spec.summary,
     '',
+    ...(spec.details !== undefined ? [spec.details, ''] : []),
     'Options:',
     ...options,
     '',
@@ -178,5 +191,7 @@ export function usage(command?: CommandName): string {
 
 function synopsis(command: CommandName): string {
   const spec: CommandSpec = COMMANDS[command];
-  return [command, ...spec.args.map((arg) => `<${arg}>`)].join(' ');
+  return [command, ...spec.args.map((arg) => `<${arg}>`), ...(spec.optionalArgs ?? []).map((arg) => `[${arg}]`)].join(
+    ' ',
+  );
 }

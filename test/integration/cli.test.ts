@@ -1,11 +1,6 @@
 // The `durable-agent` CLI against a real Temporal dev server and a real worker hosting the example assistant:
 // start, state, approve, deny, watch, cancel and list, called in-process through `main` with captured output; the
 // commands it prints run as printed (`npx durable-agent …` in a shell); in a terminal, watch decides approvals.
-import { execFile } from 'node:child_process';
-import { PassThrough } from 'node:stream';
-import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -15,10 +10,8 @@ import { main } from '../../src/cli/main.js';
 import type { RunState } from '../../src/protocol/index.js';
 import { createTool } from '../../src/tool/tool.js';
 import { withAgentWorker } from '../support/agent-harness.js';
+import { cli, cliEnv, eventLines, shell, terminal } from '../support/cli-harness.js';
 import { createTestEnv, testServer, uniqueTaskQueue } from '../support/temporal.js';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const run = promisify(execFile);
 
 /** Makes the offline model call get_weather, then send_email (which needs approval). */
 const EMAIL_PROMPT = 'Check the current weather in Paris and email "Paris weather update" to team@example.com.';
@@ -30,72 +23,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await env?.teardown();
 });
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** The environment the CLI runs with: the suite's server, `taskQueue`, no colours, no config file. */
-function cliEnv(taskQueue: string): Record<string, string> {
-  const { address, namespace } = testServer();
-  return {
-    TEMPORAL_ADDRESS: address,
-    TEMPORAL_NAMESPACE: namespace,
-    TEMPORAL_TASK_QUEUE: taskQueue,
-    NO_COLOR: '1',
-    HOME: '/nonexistent',
-  };
-}
-
-/** Runs the CLI in-process against the suite's server, on `taskQueue`, without colours. */
-async function cli(taskQueue: string, ...argv: string[]): Promise<CliResult> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    env: cliEnv(taskQueue),
-    requestTimeoutMs: 5_000,
-  });
-  return { code, stdout, stderr };
-}
-
-/** Runs a command line the CLI printed, as printed, in a shell at the root of this clone. */
-async function shell(taskQueue: string, commandLine: string): Promise<CliResult> {
-  try {
-    const { stdout, stderr } = await run('bash', ['-c', commandLine], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, ...cliEnv(taskQueue), USER: 'shell-user' },
-      timeout: 60_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? 1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
-}
-
-/** A terminal for `main`: stdin a person types into, stdout that says it is a TTY, both captured. */
-function terminal() {
-  const stdin = Object.assign(new PassThrough(), { isTTY: true });
-  let stdout = '';
-  return {
-    stdin,
-    stdout: { write: (text: string) => (stdout += text), isTTY: true },
-    output: () => stdout,
-    /** Waits until the output shows `text` (a question), then types `line`. */
-    async answer(text: string, line: string): Promise<void> {
-      for (let i = 0; !stdout.includes(text); i++) {
-        if (i > 600) throw new Error(`never asked "${text}":\n${stdout}`);
-        await delay(50);
-      }
-      stdout = stdout.replace(text, `${text}[answered]`);
-      stdin.write(`${line}\n`);
-    },
-  };
-}
 
 /** Reads back the plan and the user a run was started with, from what its tool received. */
 const readPlan = createTool({
@@ -133,17 +60,6 @@ async function pendingApproval(taskQueue: string, runId: string): Promise<RunSta
     if (Date.now() > deadline) throw new Error(`run ${runId} never asked for approval: ${stdout}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-}
-
-/** The event lines of `watch` output, without their `HH:MM:SS #n` prefix. */
-function eventLines(stdout: string): string[] {
-  return (
-    stdout
-      .split('\n')
-      .filter((line) => /^\d\d:\d\d:\d\d #\d+/.test(line))
-      // `HH:MM:SS `, then `#n` padded to four characters and a space.
-      .map((line) => line.slice(14))
-  );
 }
 
 describe('durable-agent CLI', () => {
@@ -202,7 +118,9 @@ describe('durable-agent CLI', () => {
       // Deciding again after the run ended is refused clearly.
       const late = await cli(taskQueue, 'deny', runId, approval!.toolCallId);
       expect(late.code).toBe(1);
-      expect(late.stderr).toContain(`error: The run '${runId}' has already ended, so it cannot take this request.`);
+      expect(late.stderr).toContain(
+        `error: Rejected by run '${runId}': Run '${runId}' has completed: it waits for no approval.`,
+      );
 
       const listed = await waitForListing(taskQueue, runId);
       expect(listed).toMatch(new RegExp(`COMPLETED\\s+${runId}$`, 'm'));
@@ -335,7 +253,7 @@ describe('durable-agent CLI', () => {
     });
   });
 
-  it('explains what went wrong: unknown runs, no worker, rejected results, unsupported elicitations, bad input', async () => {
+  it('explains what went wrong: unknown runs, no worker, rejected results, answers to unknown runs, bad input', async () => {
     const taskQueue = uniqueTaskQueue('cli-no-worker');
     const unknown = await cli(taskQueue, 'state', 'no-such-run');
     expect(unknown.code).toBe(1);
@@ -357,9 +275,9 @@ describe('durable-agent CLI', () => {
       await env.client.workflow.getHandle(orphan).terminate('test cleanup');
     }
 
-    const answer = await cli(taskQueue, 'answer', 'any-run', 'e1', '--action', 'accept', '--content', '{"a":1}');
+    const answer = await cli(taskQueue, 'answer', 'any-run', 'e1', 'accept', '{"a":1}');
     expect(answer.code).toBe(1);
-    expect(answer.stderr).toContain('error: Answering elicitations is not supported yet');
+    expect(answer.stderr).toMatch(/^error: No run 'any-run' in namespace '.+' at .+\.$/m);
 
     const badJson = await cli(taskQueue, 'submit', 'r', 'c', '{nope');
     expect(badJson.code).toBe(2);

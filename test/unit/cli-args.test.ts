@@ -84,18 +84,31 @@ describe('parseCommand', () => {
   });
 
   it('parses answer, submit, cancel, state and list', () => {
-    expect(parseCommand(['answer', 'r', 'e1', '--action', 'accept', '--content', '{"name":"Ana"}'])).toEqual({
+    expect(parseCommand(['answer', 'r', 'e1', 'accept', '{"name":"Ana"}', '--responder', 'ana'])).toEqual({
       name: 'answer',
       runId: 'r',
       elicitationId: 'e1',
       action: 'accept',
       content: { name: 'Ana' },
+      responder: 'ana',
     });
-    expect(parseCommand(['answer', 'r', 'e1', '--action', 'decline'])).toEqual({
+    // accept alone (every field its default), decline and cancel; --user is the same as --responder.
+    expect(parseCommand(['answer', 'r', 'e1', 'accept'])).toEqual({
+      name: 'answer',
+      runId: 'r',
+      elicitationId: 'e1',
+      action: 'accept',
+    });
+    expect(parseCommand(['answer', 'r', 'e1', 'decline', '--user', 'bo'])).toEqual({
       name: 'answer',
       runId: 'r',
       elicitationId: 'e1',
       action: 'decline',
+      responder: 'bo',
+    });
+    expect(parseCommand(['answer', 'r', 'e1', 'cancel', '--user', 'bo', '--responder', 'bo'])).toMatchObject({
+      action: 'cancel',
+      responder: 'bo',
     });
     expect(parseCommand(['submit', 'r', 'c', '{"ok":true}'])).toEqual({
       name: 'submit',
@@ -153,8 +166,11 @@ describe('parseCommand', () => {
     expect(usageError(['start', 'a', 'hi', '--context', '[1,2]']).message).toBe(
       `--context must be a JSON object, like '{"plan":"pro"}'.`,
     );
-    expect(usageError(['answer', 'r', 'e', '--action', 'accept', '--content', '"x"']).message).toMatch(
-      /^--content must be a JSON object/,
+    expect(usageError(['answer', 'r', 'e', 'accept', '"x"']).message).toBe(
+      `The content must be a JSON object, like '{"plan":"pro"}'.`,
+    );
+    expect(usageError(['answer', 'r', 'e', 'accept', '{name:1}']).message).toMatch(
+      /^The content is not valid JSON \(.+\): \{name:1\}$/,
     );
   });
 
@@ -163,13 +179,20 @@ describe('parseCommand', () => {
     expect(usageError(['watch', 'r', '--after', '-1']).message).toMatch(/^Option '--after' argument is ambiguous/);
     expect(usageError(['watch', 'r', '--after', 'x']).message).toBe("--after must be a whole number, not 'x'.");
     expect(usageError(['list', '--limit', '0']).message).toBe("--limit must be a whole number of at least 1, not '0'.");
-    expect(usageError(['answer', 'r', 'e']).message).toBe('Missing --action (accept, decline or cancel).');
-    expect(usageError(['answer', 'r', 'e', '--action', 'maybe']).message).toBe(
-      "--action must be accept, decline or cancel, not 'maybe'.",
+    expect(usageError(['answer', 'r', 'e']).message).toBe('Missing <action>.');
+    expect(usageError(['answer', 'r', 'e', 'maybe']).message).toBe(
+      "<action> must be accept, decline or cancel, not 'maybe'.",
     );
-    expect(usageError(['answer', 'r', 'e', '--action', 'decline', '--content', '{}']).message).toBe(
-      '--content goes with --action accept only.',
+    expect(usageError(['answer', 'r', 'e', 'decline', '{}']).message).toBe(
+      "Content goes with accept only; a 'decline' answer carries none.",
     );
+    expect(usageError(['answer', 'r', 'e', 'accept', '{}', 'extra']).message).toBe("Unexpected argument 'extra'.");
+    expect(usageError(['answer', 'r', 'e', 'accept', ' ']).message).toBe('<content> must not be empty.');
+    expect(usageError(['answer', 'r', 'e', 'cancel', '--user', 'a', '--responder', 'b']).message).toBe(
+      '--user is the same as --responder: give one of them.',
+    );
+    // The old flags are gone, and say so.
+    expect(usageError(['answer', 'r', 'e', '--action', 'accept']).message).toBe("Unknown option '--action'.");
   });
 });
 
@@ -191,5 +214,10 @@ describe('usage', () => {
     expect(help).toContain('--approver A');
     expect(usage('start')).toContain('-w, --watch');
     expect(usage('watch')).toContain('--no-prompt');
+    // An optional argument is shown in brackets, and the command's own help explains the answer.
+    const answer = usage('answer');
+    expect(answer).toMatch(/^Usage: npx durable-agent answer <runId> <elicitationId> <action> \[content\] \[options\]/);
+    expect(answer).toContain('With accept, [content] is the answer: a JSON object of the fields asked for');
+    expect(answer).toContain('--responder NAME');
   });
 });

@@ -156,9 +156,9 @@ describe('createEventFormatter', () => {
   });
 
   it('shows an event type it does not know instead of dropping it', () => {
-    const [line] = formatAll([{ type: 'elicitation-requested', id: 'e1' } as unknown as RunEventBody]);
+    const [line] = formatAll([{ type: 'from-a-newer-worker', id: 'e1' } as unknown as RunEventBody]);
     expect(line).toBe(
-      'elicitation-requested {"seq":1,"at":"2026-01-02T03:04:05.678Z","type":"elicitation-requested","id":"e1"}',
+      'from-a-newer-worker {"seq":1,"at":"2026-01-02T03:04:05.678Z","type":"from-a-newer-worker","id":"e1"}',
     );
   });
 
@@ -243,7 +243,18 @@ describe('formatState', () => {
     expect(text).toContain(
       " waiting for client-side tool results \n  c3  pick_file {}\n    npx durable-agent submit r c3 '<output JSON>'",
     );
-    expect(text).toContain(' pending elicitations \n  {"id":"e1","message":"Your name?"}');
+    expect(text).toContain(
+      [
+        ' pending elicitations ',
+        '  e1  fs_ask (MCP server fs · tool call c9)',
+        '    question: Your name?',
+        '    fields:   none (accept, decline or cancel)',
+        `    requested ${AT} · no time limit`,
+        '    accept:  npx durable-agent answer r e1 accept',
+        '    decline: npx durable-agent answer r e1 decline',
+        '    cancel:  npx durable-agent answer r e1 cancel',
+      ].join('\n'),
+    );
     expect(text).toContain(`  c4  count_slowly since ${AT}\n  c5  import since ${AT} [█████░░░░░░░░░░░░░░░]  25%`);
   });
 });
