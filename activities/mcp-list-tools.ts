@@ -3,6 +3,7 @@ import { classifyMcpError } from '../src/mcp/classify-mcp-error.js';
 import { isMcpServerError } from '../src/mcp/errors/mcp-server-error.js';
 import { describeError } from '../src/mcp/describe-error.js';
 import { listingVersion } from '../src/mcp/listing.js';
+import { mcpToolOrigin, mcpToolsFromListing } from '../src/mcp/tools-from-listing.js';
 import {
   MCP_LIST_ATTEMPTS,
   type McpListToolsInput,
@@ -12,6 +13,29 @@ import {
 import { type ActivityDependencies, requireAgent } from './dependencies.js';
 import { startHeartbeating } from './heartbeat.js';
 import { boundedListing } from './mcp-runtime.js';
+
+/**
+ * The listing without tools whose input schema cannot become a parameters schema (each is logged, naming it, and
+ * listed as skipped): the record holds exactly the tools the run can offer.
+ */
+function convertible(server: string, listing: McpListingRecord): McpListingRecord {
+  const built = new Set(
+    mcpToolsFromListing(server, listing.tools, unreachable).map((tool) => mcpToolOrigin(tool)?.toolName),
+  );
+  const rejected = listing.tools.filter((tool) => !built.has(tool.name));
+  if (rejected.length === 0) return listing;
+  return {
+    ...listing,
+    tools: listing.tools.filter((tool) => built.has(tool.name)),
+    skipped: [
+      ...listing.skipped,
+      ...rejected.map((tool) => ({ name: tool.name, reason: 'its input schema cannot be converted' })),
+    ],
+  };
+}
+
+/** Tools built only to check their schemas are never called. */
+const unreachable = () => Promise.reject(new Error('not callable'));
 
 /**
  * Lists one MCP server's tools for a run, through the worker's connection pool, filtered for the run's user when
@@ -42,10 +66,11 @@ export function createMcpListTools(deps: ActivityDependencies) {
         tools: listing.tools,
         skipped: listing.skipped,
       });
+      const usable = convertible(input.server, bounded);
       // The record's version names what this run may use (another user's filtered listing differs).
       const record: McpListingRecord = {
-        ...bounded,
-        version: listingVersion(bounded.tools),
+        ...usable,
+        version: listingVersion(usable.tools),
         sourceVersion: listing.version,
       };
       deps.mcp.remember(record);

@@ -61,8 +61,9 @@ export const ELICITATION_ANSWER_LIMITS = {
 /**
  * Checks an answer against the request's schema, without any library (it runs in the workflow's update validator):
  * the action, then for `accept` an object of fields whose values match their properties — `string` (minLength,
- * maxLength, enum, format email/uri/date/date-time), `number`/`integer` (minimum, maximum), `boolean`, and arrays of
- * enum strings (minItems, maxItems) — with `required` fields present (after defaults) and no unknown fields.
+ * maxLength, format email/uri/date/date-time, and choices: `enum` or titled `oneOf: [{ const, title }]`),
+ * `number`/`integer` (minimum, maximum), `boolean`, and arrays of choices (`items.enum` or `items.anyOf`;
+ * minItems, maxItems) — with `required` fields present (after defaults) and no unknown fields.
  * Returns the content with the schema's defaults filled in, or why it does not match.
  */
 export function checkElicitationResponse(
@@ -100,9 +101,20 @@ export function checkElicitationResponse(
   return { ok: true, content: filled as ElicitationContent };
 }
 
+/** The values a field may take when it is a choice: `enum`, or the `const` of each titled `oneOf`/`anyOf` option. */
+function choices(schema: JsonObject | undefined): JsonValue[] | undefined {
+  if (!schema) return undefined;
+  if (Array.isArray(schema.enum)) return schema.enum;
+  const titled = Array.isArray(schema.oneOf) ? schema.oneOf : Array.isArray(schema.anyOf) ? schema.anyOf : undefined;
+  return titled?.flatMap((option) => {
+    const value = objectOf(option)?.const;
+    return value === undefined ? [] : [value];
+  });
+}
+
 function fieldProblem(field: string, schema: JsonObject, value: JsonValue): string | undefined {
   const type = schema.type;
-  const options = Array.isArray(schema.enum) ? schema.enum : undefined;
+  const options = choices(schema);
   if (type === 'string' || (type === undefined && options)) {
     if (typeof value !== 'string') return `field '${field}' must be a string`;
     if (options && !options.includes(value))
@@ -134,8 +146,7 @@ function fieldProblem(field: string, schema: JsonObject, value: JsonValue): stri
     if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) {
       return `field '${field}' must be a list of strings`;
     }
-    const items = objectOf(schema.items);
-    const allowed = Array.isArray(items?.enum) ? items.enum : undefined;
+    const allowed = choices(objectOf(schema.items));
     const bad = allowed ? value.find((item) => !allowed.includes(item)) : undefined;
     if (bad !== undefined)
       return `field '${field}' may only contain ${allowed!.map((o) => JSON.stringify(o)).join(', ')}`;
