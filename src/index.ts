@@ -106,3 +106,6 @@ export type {
 
 // MCP: servers whose tools an agent uses (in-process, and in durable runs through the worker).
 export * from './mcp/index.js';
+
+// Tool routing: searchTools/callTool over a tool pool, lexical and embedding ranking.
+export * from './routing/index.js';

@@ -37,7 +37,16 @@ describe('public API', () => {
 
   it('durable-agent defines agents and tools, without runtime internals', () => {
     const root = load('durable-agent');
-    expect(root.exports).toEqual(expect.arrayContaining(['Agent', 'createTool', 'createToolkit', 'ToolManager']));
+    expect(root.exports).toEqual(
+      expect.arrayContaining([
+        'Agent',
+        'createTool',
+        'createToolkit',
+        'ToolManager',
+        'MCPConfiguration',
+        'createToolRouter',
+      ]),
+    );
     for (const internal of [
       'AgentClient',
       'createAgentWorker',
@@ -52,7 +61,14 @@ describe('public API', () => {
 
   it('durable-agent/worker, /workflow and /testing export their audiences’ pieces', () => {
     expect(load('durable-agent/worker').exports).toEqual(
-      expect.arrayContaining(['createAgentWorker', 'createActivities', 'ProviderRegistry', 'createPayloadCodec']),
+      expect.arrayContaining([
+        'createAgentWorker',
+        'DurableAgentPlugin',
+        'runUntilSignal',
+        'createActivities',
+        'ProviderRegistry',
+        'createPayloadCodec',
+      ]),
     );
     const workflow = load('durable-agent/workflow');
     expect(workflow.exports).toEqual(
