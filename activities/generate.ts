@@ -17,7 +17,6 @@ import {
 import type { ResolvedLanguageModel } from '../src/models/provider-registry.js';
 import {
   jsonBytes,
-  mergeToolActivity,
   type CheckedToolCall,
   type GenerateInput,
   type GenerateResult,
@@ -27,6 +26,7 @@ import {
 import { type ActivityDependencies, requireAgent, runToolSet, toToolContext } from './dependencies.js';
 import { startHeartbeating } from './heartbeat.js';
 import { capToolCalls, overflowMessage } from './response-limits.js';
+import { callActivityOptions } from './tool-activity.js';
 
 /**
  * One step's model call. Exactly one request, offering the worker's current tools for the run as schemas (no
@@ -152,6 +152,6 @@ async function checkCall(
     status: 'valid',
     needsApproval,
     clientSide: check.tool.isClientSide(),
-    activity: toJsonValue(mergeToolActivity(agent.activity?.tools, check.tool.activity)) as ToolActivityOptions,
+    activity: toJsonValue(callActivityOptions(agent, check.tool)) as ToolActivityOptions,
   };
 }

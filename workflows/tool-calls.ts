@@ -17,7 +17,7 @@ import {
   type TranscriptDelta,
   type TranscriptMark,
 } from '../src/protocol/index.js';
-import { toolActivityOptions } from './activity-options.js';
+import { localToolActivityOptions, toolActivityOptions } from './activity-options.js';
 import { PATCHES } from './patches.js';
 import type { AgentRunState, StepToolResults } from './run-state.js';
 import { ToolSlots } from './tool-slots.js';
@@ -247,7 +247,7 @@ async function executeCall(ctx: CallContext, call: ValidCall, args: JsonValue): 
   const { toolCallId, toolName } = call;
   const slot = ctx.slots.acquire();
   if (slot) await slot;
-  const { executeTool } = proxyActivities<Activities>(toolActivityOptions(ctx.description, call));
+  const { executeTool } = toolProxy(ctx.description, call);
   const mcp = state.listingRefs();
   state.toolStarted(step, call);
   let result;
@@ -282,6 +282,17 @@ async function executeCall(ctx: CallContext, call: ValidCall, args: JsonValue): 
   }
   const output = result.modelOutput ?? defaultModelOutput(result.output);
   return { ...answer(ctx, call, output, result.kind, result.output), outputId: result.outputId };
+}
+
+/**
+ * The call's `executeTool`: a local activity when the checked call says `local: true` (see `PATCHES.localTools`),
+ * else an activity with the tool's options.
+ */
+function toolProxy(description: AgentDescription, call: ValidCall): Pick<Activities, 'executeTool'> {
+  if (call.activity?.local === true && patched(PATCHES.localTools)) {
+    return proxyLocalActivities<Activities>(localToolActivityOptions(call));
+  }
+  return proxyActivities<Activities>(toolActivityOptions(description, call));
 }
 
 function reissueLimit(): { type: 'error-text'; value: string } {
