@@ -15,6 +15,8 @@ export interface WorkerStats {
   heapUsedBytes: number;
   externalBytes: number;
   threads: number;
+  /** Promises created in the worker threads so far (each costs a stack trace in a workflow thread). */
+  threadPromises: number;
 }
 
 /** A running child worker. */
@@ -26,6 +28,10 @@ export interface ChildWorker {
   stats(options?: { gc?: boolean }): Promise<WorkerStats>;
   /** Writes heap snapshots of every thread of the worker into `dir`; resolves with their paths. */
   heapSnapshots(dir: string): Promise<string[]>;
+  /** Starts V8's CPU profiler in every thread of the worker. */
+  startProfiles(): Promise<void>;
+  /** Stops the profilers and writes one `.cpuprofile` per thread into `dir`; resolves with their paths. */
+  stopProfiles(dir: string): Promise<string[]>;
   stop(): Promise<void>;
 }
 
@@ -101,8 +107,13 @@ export async function startChildWorker(options: ChildWorkerOptions): Promise<Chi
   return {
     name: options.name,
     info,
-    stats: async ({ gc = false } = {}) => (await request({ cmd: 'stats', gc })).stats as WorkerStats,
+    stats: async ({ gc = false } = {}) =>
+      ((r) => ({ ...(r.stats as WorkerStats) }))(await request({ cmd: 'stats', gc })),
     heapSnapshots: async (dir) => (await request({ cmd: 'heap-snapshot', dir })).files as string[],
+    startProfiles: async () => {
+      await request({ cmd: 'profile-start' });
+    },
+    stopProfiles: async (dir) => (await request({ cmd: 'profile-stop', dir })).files as string[],
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) {
         child.stdin.end();

@@ -6,7 +6,8 @@
 // Protocol: the parent writes one JSON object per line, `{"id":1,"cmd":"stats","gc":true}` or
 // `{"id":2,"cmd":"heap-snapshot","dir":"/tmp/x"}`, and gets one line back, `{"id":1,"stats":{...}}` or
 // `{"id":1,"error":"..."}`. stdin closing means "stop".
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pipeline } from 'node:stream/promises';
@@ -53,22 +54,58 @@ export function instrumentWorkerThreads() {
 }
 
 /**
+ * Asks a worker thread something (see worker-stats-thread.mjs) and resolves with its answer.
+ *
  * @param {{ port: import('node:worker_threads').MessagePort }} thread
- * @param {boolean} gc
- * @returns {Promise<import('node:v8').HeapInfo>}
+ * @param {{ gc?: boolean, profile?: 'start' | 'stop' }} request
+ * @returns {Promise<{ heap?: import('node:v8').HeapInfo, profile?: unknown, promises?: number }>}
  */
-function threadHeap(thread, gc) {
+function askThread(thread, request) {
   const id = nextRequest++;
   return new Promise((resolve) => {
-    /** @param {{ id: number, heap: import('node:v8').HeapInfo }} message */
+    /** @param {{ id: number }} message */
     const onMessage = (message) => {
       if (message.id !== id) return;
       thread.port.off('message', onMessage);
-      resolve(message.heap);
+      resolve(message);
     };
     thread.port.on('message', onMessage);
-    thread.port.postMessage({ id, gc });
+    thread.port.postMessage({ id, ...request });
   });
+}
+
+/** @type {Session | undefined} */
+let profiler;
+
+/** Starts V8's CPU profiler in the main thread and in every worker thread. */
+export async function startProfiles() {
+  profiler = new Session();
+  profiler.connect();
+  await profiler.post('Profiler.enable');
+  await profiler.post('Profiler.setSamplingInterval', { interval: 100 });
+  await profiler.post('Profiler.start');
+  await Promise.all(threads.map((thread) => askThread(thread, { profile: 'start' })));
+}
+
+/**
+ * Stops the profilers and writes each thread's profile into `dir` (`main.cpuprofile`, `thread<n>.cpuprofile`, for
+ * Chrome DevTools or bench/profile.ts); returns their paths.
+ *
+ * @param {string} dir
+ */
+export async function stopProfiles(dir) {
+  if (!profiler) throw new Error('No profile was started.');
+  const { profile } = await profiler.post('Profiler.stop');
+  profiler.disconnect();
+  profiler = undefined;
+  const files = [join(dir, 'main.cpuprofile')];
+  writeFileSync(files[0], JSON.stringify(profile));
+  for (const [index, thread] of threads.entries()) {
+    const answer = await askThread(thread, { profile: 'stop' });
+    files.push(join(dir, `thread${index}.cpuprofile`));
+    writeFileSync(files[files.length - 1], JSON.stringify(answer.profile));
+  }
+  return files;
 }
 
 /**
@@ -83,7 +120,8 @@ export async function processStats(options = {}) {
     if (typeof globalThis.gc !== 'function') throw new Error('Run the worker with --expose-gc to measure live heap.');
     globalThis.gc();
   }
-  const heaps = await Promise.all(threads.map((thread) => threadHeap(thread, gc)));
+  const answers = await Promise.all(threads.map((thread) => askThread(thread, { gc })));
+  const heaps = answers.map((answer) => answer.heap);
   const cpu = process.cpuUsage();
   const memory = process.memoryUsage();
   const threadHeapUsed = heaps.reduce((sum, heap) => sum + heap.used_heap_size, 0);
@@ -97,6 +135,8 @@ export async function processStats(options = {}) {
     heapUsedBytes: memory.heapUsed + threadHeapUsed,
     externalBytes: memory.external,
     threads: heaps.length,
+    /** Promises created in the worker threads so far. */
+    threadPromises: answers.reduce((sum, answer) => sum + (answer.promises ?? 0), 0),
   };
 }
 
@@ -134,6 +174,8 @@ export function serveStats(onClose) {
     const answer = async () => {
       if (request.cmd === 'stats') return { stats: await processStats({ gc: request.gc === true }) };
       if (request.cmd === 'heap-snapshot' && request.dir) return { files: await writeHeapSnapshots(request.dir) };
+      if (request.cmd === 'profile-start') return { files: await startProfiles() };
+      if (request.cmd === 'profile-stop' && request.dir) return { files: await stopProfiles(request.dir) };
       throw new Error(`Unknown request: ${line}`);
     };
     answer().then(

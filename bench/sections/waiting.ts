@@ -148,7 +148,7 @@ async function approveAll(
  * Waits until every run is waiting: running, with no activity and no workflow task pending (so its worker has
  * nothing left to do for it until someone decides).
  */
-async function waitUntilWaiting(temporal: Client, ids: string[], timeoutMs = 30 * 60_000): Promise<void> {
+export async function waitUntilWaiting(temporal: Client, ids: string[], timeoutMs = 30 * 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let pending = ids;
   while (pending.length > 0) {
