@@ -79,13 +79,26 @@ export async function settleToolCalls(
   // Only a step with more calls than the limit can differ from v0.1.0, which ran them all at once.
   const bounded = calls.length > limit && patched(PATCHES.boundedToolConcurrency);
   const callCtx: CallContext = { ...ctx, slots: new ToolSlots(bounded ? limit : Number.POSITIVE_INFINITY) };
+  if (calls.length === 1) {
+    // One call has no sibling to wait for: the same result without `Promise.allSettled` and its promises (each
+    // promise the workflow makes costs a captured stack trace, and a pending one keeps it while the run waits).
+    const only = calls[0]!;
+    return stepResult(ctx, [await settleToolCall(callCtx, only, argsById.get(only.toolCallId) ?? null)]);
+  }
   // Each call reaches its first command (timer or activity) synchronously, in call order: replay depends on it.
   const outcomes = await Promise.allSettled(
     calls.map((call) => settleToolCall(callCtx, call, argsById.get(call.toolCallId) ?? null)),
   );
   const rejected = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
   if (rejected) throw rejected.reason;
-  const settled = outcomes.map((o) => (o as PromiseFulfilledResult<SettledCall>).value);
+  return stepResult(
+    ctx,
+    outcomes.map((o) => (o as PromiseFulfilledResult<SettledCall>).value),
+  );
+}
+
+/** The step's tool message parts, outcomes, next delta and denial, from its settled calls in call order. */
+function stepResult(ctx: StepContext, settled: SettledCall[]): SettledStep {
   return {
     parts: settled.map((s) => s.part),
     outcomes: settled.map((s) => s.outcome),
@@ -115,14 +128,23 @@ function deltaPart(part: SettledCall['part'], outputId: string | undefined): Tra
 /** Results up to this many bytes travel inline in the next `generate` input. */
 const INLINE_DELTA_BYTES = 16_384;
 
-/** One call: invalid calls are answered at once; approval comes first; then the client or a tool activity. */
-async function settleToolCall(ctx: CallContext, call: CheckedToolCall, args: JsonValue): Promise<SettledCall> {
+/**
+ * One call: invalid calls are answered at once; approval comes first; then the client or a tool activity. Not
+ * `async` itself, so a call that needs no approval costs no promise of its own; what happens after an approval keeps
+ * its awaits as released (commands issued after an await must keep their order under replay).
+ */
+function settleToolCall(ctx: CallContext, call: CheckedToolCall, args: JsonValue): Promise<SettledCall> {
   if (call.status === 'invalid')
-    return answer(ctx, call, { type: 'error-text', value: call.error }, 'invalid', call.error);
-  if (call.needsApproval) {
-    const denial = await awaitApproval(ctx, call, args);
-    if (denial !== undefined) return answer(ctx, call, { type: 'execution-denied', reason: denial }, 'denied', denial);
-  }
+    return Promise.resolve(answer(ctx, call, { type: 'error-text', value: call.error }, 'invalid', call.error));
+  if (call.needsApproval) return settleApprovedCall(ctx, call, args);
+  if (call.clientSide) return awaitClientResult(ctx, call, args);
+  return executeCall(ctx, call, args);
+}
+
+/** A call that needs approval: waits for the decision, then runs (or is answered as denied). */
+async function settleApprovedCall(ctx: CallContext, call: ValidCall, args: JsonValue): Promise<SettledCall> {
+  const denial = await awaitApproval(ctx, call, args);
+  if (denial !== undefined) return answer(ctx, call, { type: 'execution-denied', reason: denial }, 'denied', denial);
   if (call.clientSide) return await awaitClientResult(ctx, call, args);
   return await executeCall(ctx, call, args);
 }
