@@ -92,8 +92,20 @@ async function generateStep(
   );
   if (stale.length > 0) result.staleMcpServers = stale.map((ref) => ref.server);
   checkResponseSize(result, deps.limits.modelResponseBytes);
-  deps.transcripts.append(input.run, input.messageCount, result.messages, result.responseId);
+  if (waitsForPerson(toolCalls)) {
+    // The run now waits for a person, maybe for days: this worker keeps nothing of it (the next activity reads it).
+    deps.transcripts.forget(input.run);
+    deps.runTools.forget(agent, input.run);
+  } else {
+    deps.transcripts.append(input.run, input.messageCount, result.messages, result.responseId);
+  }
   return result;
+}
+
+/** True when no call of the step runs before a person acts: each valid one needs approval or is client-side. */
+function waitsForPerson(calls: CheckedToolCall[]): boolean {
+  const valid = calls.filter((call) => call.status === 'valid');
+  return valid.length > 0 && valid.every((call) => call.needsApproval || call.clientSide);
 }
 
 function callId(call: RawToolCall): { toolCallId: string; toolName: string } {

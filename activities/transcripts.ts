@@ -82,6 +82,24 @@ export class TranscriptCache {
     this.toolOutputs.set(`${runKey(ref)}/${toolCallId}`, { outputId, output }, { size: sizeOf(jsonBytes(output)) });
   }
 
+  /**
+   * Caches a run's first messages (its system prompt and input, which `describeAgent` knows), under `seedId`: the
+   * run's first model call echoes the recorded description's id in its mark, so a copy from an attempt whose
+   * description was not the one recorded is dropped.
+   */
+  seed(ref: RunRef, messages: TranscriptMessage[], run: RunContextData, seedId: string): void {
+    const entry = appended({ messages: [], run, responses: new Map([[0, seedId]]), bytes: 0 }, messages);
+    this.store(runKey(ref), entry);
+  }
+
+  /**
+   * Drops a run that waits for a person (an approval, a client-side result): it may wait for days, and whatever its
+   * next activity needs it reads from the run again.
+   */
+  forget(ref: RunRef): void {
+    this.runs.delete(runKey(ref));
+  }
+
   /** The first `count` messages of a run and its context. */
   async read(
     ref: RunRef,

@@ -84,6 +84,12 @@ export interface AgentDescription {
   retrieverError?: string;
   /** The agent's MCP servers (listed once per run by `mcpListTools`), and how long a question waits for a person. */
   mcp?: { servers: string[]; elicitationTimeoutMs?: number };
+  /**
+   * Since v0.3.0: the worker that described the agent cached the run's first messages under this id, so the first
+   * model call needs no transcript query. The workflow echoes it in that call's `mark` (position 0): a worker whose
+   * copy came from another attempt of `describeAgent` (a retriever that answered differently) reads the run instead.
+   */
+  seedId?: string;
 }
 
 /** The run-scoped data given to tools, hooks and approval functions. Serializable: it is stored in history. */
