@@ -70,8 +70,9 @@ export class TranscriptCache {
   ) {
     const maxRuns = limits.maxRuns ?? 500;
     this.runs = new LRUCache({ max: maxRuns, maxSize: limits.maxBytes ?? 256 * 1024 * 1024 });
+    // Bounded by bytes only: lru-cache preallocates `max` slots and refills them all whenever the cache empties, which
+    // this one does at every step (a claimed output is deleted).
     this.toolOutputs = new LRUCache({
-      max: maxRuns * 20,
       maxSize: limits.toolOutputMaxBytes ?? 64 * 1024 * 1024,
       ttl: limits.toolOutputTtlMs ?? 15 * 60_000,
     });

@@ -8,6 +8,10 @@ import { createInterface } from 'node:readline';
 export interface WorkerStats {
   cpuUserMs: number;
   cpuSystemMs: number;
+  /** CPU time of the main thread. */
+  mainCpuMs: number;
+  /** CPU time of the workflow threads. */
+  threadCpuMs: number;
   rssBytes: number;
   mainHeapUsedBytes: number;
   threadHeapUsedBytes: number;

@@ -21,6 +21,9 @@ export interface PerStepRow {
   msPerStep: number;
   /** Median over runs of the worker's CPU time (user + system) divided by model steps. */
   cpuMsPerStep?: number;
+  /** The same for the worker's main thread (activities, payload conversion) and its workflow threads (sandbox). */
+  mainCpuMsPerStep?: number;
+  workflowCpuMsPerStep?: number;
   /** Median, from history: execution started → first model activity started. */
   startToFirstModelMs?: number;
   /** Median, from history: last tool finished → execution completed. */
@@ -323,6 +326,8 @@ function cpuTable(report: BenchReport): [string[], unknown[][]] {
       RUNTIME_LABELS[runtime],
       ...lengths.map((length) => fmt(find(runtime, length)?.cpuMsPerStep, 2)),
       ratio(row?.cpuMsPerStep, find(floor, longest)?.cpuMsPerStep),
+      fmt(row?.mainCpuMsPerStep, 2),
+      fmt(row?.workflowCpuMsPerStep, 2),
       fmt(row?.startToFirstModelMs, 1),
       fmt(row?.lastToolToEndMs, 1),
     ];
@@ -332,6 +337,8 @@ function cpuTable(report: BenchReport): [string[], unknown[][]] {
       'runtime',
       ...lengths.map((length) => `CPU ms/step (${length} tool steps)`),
       `CPU ÷ its floor (${longest})`,
+      `of which main thread (${longest})`,
+      `of which workflow thread (${longest})`,
       'start → first model call (ms)',
       'last tool → result (ms)',
     ],

@@ -5,6 +5,7 @@
 //   npm run bench                     everything (about 20 minutes on 2 cores)
 //   npm run bench -- --quick          a short smoke run of everything (BENCH_QUICK=1 too)
 //   npm run bench -- --only=perStep,waiting   some sections (perStep, concurrency, waiting, history)
+//   npm run bench -- --runtimes=floor,durableAgent --reps=30   some runtimes, more timed runs per length
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
@@ -46,12 +47,15 @@ const args = process.argv.slice(2);
 const QUICK = process.env.BENCH_QUICK === '1' || args.includes('--quick');
 const only = args.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
 const selected = new Set<Section>(only ? (only.split(',') as Section[]) : SECTIONS);
+const runtimesArg = args.find((arg) => arg.startsWith('--runtimes='))?.slice('--runtimes='.length);
+const wanted = (key: RuntimeKey) => !runtimesArg || runtimesArg.split(',').includes(key);
+const repsArg = args.find((arg) => arg.startsWith('--reps='))?.slice('--reps='.length);
 for (const section of selected) {
   if (!SECTIONS.includes(section)) throw new Error(`Unknown section '${section}'; known: ${SECTIONS.join(', ')}.`);
 }
 
 const CONFIG = {
-  perStep: { toolSteps: [5, 20], bytes: 64, warmup: QUICK ? 1 : 3, reps: QUICK ? 3 : 15 },
+  perStep: { toolSteps: [5, 20], bytes: 64, warmup: QUICK ? 1 : 3, reps: repsArg ? Number(repsArg) : QUICK ? 3 : 15 },
   concurrency: { levels: QUICK ? [1, 10, 50] : [1, 10, 50, 100, 200], toolSteps: 5, bytes: 64 },
   history: { toolSteps: [5, 10, 20, 40], bytes: 2048 },
   waiting: {
@@ -167,13 +171,17 @@ async function main(): Promise<void> {
       const [ours, floor, theirs] = await Promise.allSettled([
         startWorker('durableAgent', queues.ours),
         startWorker('floor', queues.floor),
-        theirsUnavailable ? Promise.reject(new Error(theirsUnavailable)) : startWorker('temporalAiSdk', queues.theirs),
+        theirsUnavailable || !wanted('temporalAiSdk')
+          ? Promise.reject(new Error(theirsUnavailable ?? 'not selected (--runtimes)'))
+          : startWorker('temporalAiSdk', queues.theirs),
       ]);
       if (ours.status === 'rejected') throw ours.reason;
       if (floor.status === 'rejected') throw floor.reason;
       if (theirs.status === 'rejected') {
-        theirsUnavailable = errorText(theirs.reason);
-        log(`@temporalio/ai-sdk cannot run here: ${theirsUnavailable}`);
+        if (wanted('temporalAiSdk')) {
+          theirsUnavailable = errorText(theirs.reason);
+          log(`@temporalio/ai-sdk cannot run here: ${theirsUnavailable}`);
+        }
       } else {
         report.versions.temporalAiSdk = theirs.value.info.versions;
       }
@@ -181,7 +189,7 @@ async function main(): Promise<void> {
       const floorRun = floorRuntime(temporal, queues.floor, floor.value);
       const theirsRun =
         theirs.status === 'fulfilled' ? temporalAiSdkRuntime(temporal, queues.theirs, theirs.value) : undefined;
-      const main = [floorRun, durableAgent, ...(theirsRun ? [theirsRun] : [])];
+      const main = [floorRun, durableAgent, ...(theirsRun ? [theirsRun] : [])].filter((r) => wanted(r.key));
 
       if (selected.has('perStep')) {
         sectionStarts('perStep');
@@ -190,7 +198,7 @@ async function main(): Promise<void> {
           ...main,
           floorRuntime(temporal, queues.floor, floor.value, { localTool: true }),
           durableAgentRuntime(temporal, queues.ours, ours.value, { localTool: true }),
-        ];
+        ].filter((r) => wanted(r.key));
         const { rows, breakdown } = await measurePerStep(temporal, runtimes, CONFIG.perStep, guarded, log);
         report.perStep = rows;
         report.breakdown = breakdown;
@@ -212,6 +220,7 @@ async function main(): Promise<void> {
       sectionStarts('waiting');
       const keys: Array<'floor' | 'durableAgent' | 'temporalAiSdk'> = ['floor', 'durableAgent'];
       if (!theirsUnavailable) keys.push('temporalAiSdk');
+      keys.splice(0, keys.length, ...keys.filter(wanted));
       const { memory, approvals } = await measureWaiting(
         temporal,
         keys,

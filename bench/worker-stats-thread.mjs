@@ -1,6 +1,7 @@
 // Entry of every worker thread a bench worker starts (see worker-stats.mjs): answers heap requests on its own port,
 // then loads the thread's real entry script (Temporal's are CommonJS). The real script sees its own `workerData`.
 import { Session } from 'node:inspector/promises';
+import process from 'node:process';
 import { createRequire } from 'node:module';
 import v8 from 'node:v8';
 import workerThreads from 'node:worker_threads';
@@ -29,7 +30,8 @@ benchStats.port.on('message', (/** @type {{ id: number, gc?: boolean, profile?: 
       return { profile };
     }
     if (request.gc && typeof globalThis.gc === 'function') globalThis.gc();
-    return { heap: v8.getHeapStatistics(), promises };
+    const cpu = process.threadCpuUsage();
+    return { heap: v8.getHeapStatistics(), promises, cpuMs: (cpu.user + cpu.system) / 1000 };
   };
   void answer().then((result) => benchStats.port.postMessage({ id: request.id, ...result }));
 });

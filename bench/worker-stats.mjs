@@ -58,7 +58,7 @@ export function instrumentWorkerThreads() {
  *
  * @param {{ port: import('node:worker_threads').MessagePort }} thread
  * @param {{ gc?: boolean, profile?: 'start' | 'stop' }} request
- * @returns {Promise<{ heap?: import('node:v8').HeapInfo, profile?: unknown, promises?: number }>}
+ * @returns {Promise<{ heap?: import('node:v8').HeapInfo, profile?: unknown, promises?: number, cpuMs?: number }>}
  */
 function askThread(thread, request) {
   const id = nextRequest++;
@@ -123,11 +123,16 @@ export async function processStats(options = {}) {
   const answers = await Promise.all(threads.map((thread) => askThread(thread, { gc })));
   const heaps = answers.map((answer) => answer.heap);
   const cpu = process.cpuUsage();
+  const mainCpu = process.threadCpuUsage();
   const memory = process.memoryUsage();
   const threadHeapUsed = heaps.reduce((sum, heap) => sum + heap.used_heap_size, 0);
   return {
     cpuUserMs: cpu.user / 1000,
     cpuSystemMs: cpu.system / 1000,
+    /** CPU time of the main thread (activities, payload conversion, the SDK's side of workflow tasks). */
+    mainCpuMs: (mainCpu.user + mainCpu.system) / 1000,
+    /** CPU time of the worker threads (the workflow sandbox). The rest of the process's is the Rust core and GC. */
+    threadCpuMs: answers.reduce((sum, answer) => sum + (answer.cpuMs ?? 0), 0),
     rssBytes: memory.rss,
     mainHeapUsedBytes: memory.heapUsed,
     threadHeapUsedBytes: threadHeapUsed,

@@ -70,7 +70,7 @@ export interface SettledStep extends StepToolResults {
  * `all`: when the run is cancelled (or one call fails), every sibling tool activity finishes its cancellation and
  * cleanup before the step ends; then the first failure is rethrown.
  */
-export async function settleToolCalls(
+export function settleToolCalls(
   ctx: StepContext,
   calls: CheckedToolCall[],
   argsById: Map<string, JsonValue>,
@@ -83,8 +83,18 @@ export async function settleToolCalls(
     // One call has no sibling to wait for: the same result without `Promise.allSettled` and its promises (each
     // promise the workflow makes costs a captured stack trace, and a pending one keeps it while the run waits).
     const only = calls[0]!;
-    return stepResult(ctx, [await settleToolCall(callCtx, only, argsById.get(only.toolCallId) ?? null)]);
+    return settleToolCall(callCtx, only, argsById.get(only.toolCallId) ?? null).then((s) => stepResult(ctx, [s]));
   }
+  return settleAll(ctx, callCtx, calls, argsById);
+}
+
+/** Several calls (or none): all at once, each to its end, then the first failure is rethrown. */
+async function settleAll(
+  ctx: StepContext,
+  callCtx: CallContext,
+  calls: CheckedToolCall[],
+  argsById: Map<string, JsonValue>,
+): Promise<SettledStep> {
   // Each call reaches its first command (timer or activity) synchronously, in call order: replay depends on it.
   const outcomes = await Promise.allSettled(
     calls.map((call) => settleToolCall(callCtx, call, argsById.get(call.toolCallId) ?? null)),

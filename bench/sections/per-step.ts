@@ -17,8 +17,10 @@ export interface PerStepConfig {
 }
 
 interface TimedRun extends RunTiming {
-  /** Worker CPU time (user + system) the run took, in ms. */
+  /** Worker CPU time (user + system) the run took, in ms: the whole process, its main thread, its workflow threads. */
   cpuMs?: number;
+  mainCpuMs?: number;
+  threadCpuMs?: number;
 }
 
 /** Runs the section; a runtime that fails is reported through `guarded` and left out. */
@@ -47,7 +49,9 @@ export async function measurePerStep(
       const steps = modelSteps(spec);
       const values = runs.map((run) => run.ms);
       const phases = runtime.key === 'inProcess' ? [] : await runPhases(temporal, runs);
-      const cpu = runs.flatMap((run) => (run.cpuMs === undefined ? [] : [run.cpuMs / steps]));
+      const perStep = (pick: (run: TimedRun) => number | undefined) =>
+        runs.flatMap((run) => (pick(run) === undefined ? [] : [pick(run)! / steps]));
+      const cpu = perStep((run) => run.cpuMs);
       rows.push({
         runtime: runtime.key,
         label: runtime.label,
@@ -57,7 +61,13 @@ export async function measurePerStep(
         medianRunMs: round(median(values)),
         p95RunMs: round(quantile(values, 0.95)),
         msPerStep: round(median(values) / steps, 3),
-        ...(cpu.length > 0 ? { cpuMsPerStep: round(median(cpu), 3) } : {}),
+        ...(cpu.length > 0
+          ? {
+              cpuMsPerStep: round(median(cpu), 3),
+              mainCpuMsPerStep: round(median(perStep((run) => run.mainCpuMs)), 3),
+              workflowCpuMsPerStep: round(median(perStep((run) => run.threadCpuMs)), 3),
+            }
+          : {}),
         ...(phases.length > 0
           ? {
               startToFirstModelMs: round(median(phases.map((p) => p.startToFirstModel))),
@@ -78,7 +88,12 @@ async function timedRun(runtime: BenchRuntime, spec: WorkloadSpec): Promise<Time
   const timing = await runtime.run(spec);
   const after = await runtime.worker?.stats();
   if (!before || !after) return timing;
-  return { ...timing, cpuMs: after.cpuUserMs + after.cpuSystemMs - before.cpuUserMs - before.cpuSystemMs };
+  return {
+    ...timing,
+    cpuMs: after.cpuUserMs + after.cpuSystemMs - before.cpuUserMs - before.cpuSystemMs,
+    mainCpuMs: after.mainCpuMs - before.mainCpuMs,
+    threadCpuMs: after.threadCpuMs - before.threadCpuMs,
+  };
 }
 
 async function runPhases(temporal: Client, runs: TimedRun[]): Promise<PhaseTimes[]> {
