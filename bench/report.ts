@@ -207,7 +207,8 @@ export function renderTables(report: BenchReport): string {
       'Runs waiting for approval: memory per waiting run',
       "A fresh worker per runtime, with a workflow cache that holds every run; after one warm-up run, the worker's " +
         'RSS and V8 heap (main thread + workflow threads, after a full GC) are measured as the waiting runs reach ' +
-        'each count, and divided by it. The floor waits on an update after its first model activity.',
+        'each count, and divided by it. The floor waits on an update after its first model activity.' +
+        ladderCapsNote(report),
       table(...memoryTable(report)),
       '### Approving every waiting run',
       'Decisions are read first (in start order: a UI showing the request), then all runs are approved in the same ' +
@@ -536,6 +537,14 @@ export function targetLines(report: BenchReport): string[] {
     );
   }
   return lines;
+}
+
+function ladderCapsNote(report: BenchReport): string {
+  const caps = (report.config as { waiting?: { ladderCaps?: Record<string, number> } }).waiting?.ladderCaps ?? {};
+  const notes = Object.entries(caps).map(
+    ([runtime, cap]) => `${RUNTIME_LABELS[runtime as RuntimeKey] ?? runtime} up to ${cap} runs`,
+  );
+  return notes.length > 0 ? ` Measured only ${notes.join(', ')} (more would not fit the worker's heap).` : '';
 }
 
 function runsOf(report: BenchReport): string {

@@ -60,6 +60,8 @@ const CONFIG = {
   history: { toolSteps: [5, 10, 20, 40], bytes: 2048 },
   waiting: {
     ladder: QUICK ? [1, 50, 200] : [1, 100, 1000, 5000],
+    // About 1.5 MB per waiting run: 5,000 would not fit a worker's default 4 GB heap.
+    ladderCaps: { temporalAiSdk: 1000 },
     approvalRuns: QUICK ? 200 : 1000,
     smallCache: QUICK ? 50 : 250,
     approvalConcurrency: 10,

@@ -14,6 +14,8 @@ import type { ApprovalRow, MemoryRow } from '../report.js';
 export interface WaitingConfig {
   /** Memory is measured as the number of waiting runs reaches each of these. */
   ladder: number[];
+  /** Runtimes whose ladder stops earlier (their runs would not fit the worker's heap), with the largest count. */
+  ladderCaps?: Partial<Record<WaitingKey, number>>;
   /** Runs of the approval scenarios (with the default cache, and with `smallCache`). */
   approvalRuns: number;
   /** A workflow cache smaller than `approvalRuns`. */
@@ -38,17 +40,19 @@ export async function measureWaiting(
 ): Promise<{ memory: MemoryRow[]; approvals: ApprovalRow[] }> {
   const memory: MemoryRow[] = [];
   const approvals: ApprovalRow[] = [];
-  const largest = Math.max(...config.ladder);
   for (const key of keys) {
+    const cap = config.ladderCaps?.[key] ?? Number.POSITIVE_INFINITY;
+    const ladder = config.ladder.filter((level) => level <= cap);
+    const largest = Math.max(...ladder);
     await guarded(key, async () => {
       // A cache that holds every run: what each waiting run costs in memory.
       const runtime = await factory(key, largest + 100);
       try {
-        log(`Waiting runs: ${runtime.label}, memory at ${config.ladder.join(', ')} waiting runs`);
+        log(`Waiting runs: ${runtime.label}, memory at ${ladder.join(', ')} waiting runs`);
         await warmUp(temporal, runtime);
         const baseline = await runtime.worker!.stats({ gc: true });
         const ids: string[] = [];
-        for (const level of config.ladder) {
+        for (const level of ladder) {
           const added = Array.from({ length: level - ids.length }, () => `bench-wait-${randomUUID()}`);
           await mapLimit(added, 20, (id) => runtime.waiting!.start(id));
           await waitUntilWaiting(temporal, added);
