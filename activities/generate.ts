@@ -92,8 +92,9 @@ async function generateStep(
   );
   if (stale.length > 0) result.staleMcpServers = stale.map((ref) => ref.server);
   checkResponseSize(result, deps.limits.modelResponseBytes);
-  if (waitsForPerson(toolCalls)) {
-    // The run now waits for a person, maybe for days: this worker keeps nothing of it (the next activity reads it).
+  if (toolCalls.length === 0 || waitsForPerson(toolCalls)) {
+    // The run ends with this answer, or now waits for a person, maybe for days: this worker keeps nothing of it
+    // (whatever activity comes next reads the run).
     deps.transcripts.forget(input.run);
     deps.runTools.forget(agent, input.run);
   } else {

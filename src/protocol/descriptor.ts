@@ -12,6 +12,10 @@ export interface ToolActivityOptions {
     maximumInterval?: string | number;
     nonRetryableErrorTypes?: string[];
   };
+  /**
+   * Run the tool's activity on another task queue (workers with a GPU, say). It then loses eager dispatch: each call
+   * waits for a task round trip through the server instead of starting on this worker at once.
+   */
   taskQueue?: string;
   /**
    * Run the tool as a local activity: inside the run's workflow task on the worker that runs it, with no task round

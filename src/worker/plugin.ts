@@ -57,7 +57,10 @@ export interface DurableAgentPluginOptions {
  * Worker settings agents rely on, applied only where the worker's own options leave them unset. Streaming tools
  * record each yield as a heartbeat, so heartbeats are flushed promptly (a crash loses at most one step). A worker
  * asked to stop lets running tools finish for 30 s instead of aborting them at once (Temporal's default is 0, so a
- * tool interrupted by a deploy runs again on the next worker); 10 s later it gives up.
+ * tool interrupted by a deploy runs again on the next worker); 10 s later it gives up. Workflow cache and eager
+ * activity dispatch keep Temporal's defaults on purpose: never set `maxCachedWorkflows: 0` (every task would replay
+ * its run's whole history) nor turn eager dispatch off (each step would wait for task round trips); see
+ * docs/performance.md to size the cache for runs that wait.
  */
 export const AGENT_WORKER_DEFAULTS = {
   maxHeartbeatThrottleInterval: '200ms',
