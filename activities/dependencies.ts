@@ -78,7 +78,7 @@ export class RunToolsCache {
   }
 
   get(agent: Agent, ref: RunRef, run: RunContextData): Promise<ToolManager> {
-    const key = `${agent.name}/${ref.workflowId}/${ref.runId}`;
+    const key = runToolsKey(agent, ref);
     const cached = this.runs.get(key);
     if (cached) return cached;
     const tools = agent.resolveRunTools(toToolContext(run));
@@ -89,4 +89,13 @@ export class RunToolsCache {
     this.runs.set(key, tools);
     return tools;
   }
+
+  /** Drops a run's tools (it waits for a person; its next activity resolves them again). */
+  forget(agent: Agent, ref: RunRef): void {
+    this.runs.delete(runToolsKey(agent, ref));
+  }
+}
+
+function runToolsKey(agent: Agent, ref: RunRef): string {
+  return `${agent.name}/${ref.workflowId}/${ref.runId}`;
 }

@@ -1,7 +1,11 @@
+import { randomUUID } from 'node:crypto';
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import {
   DEFAULT_MAX_STEPS,
   FailureType,
+  firstMessages,
+  initialMessages,
   utf8Length,
   type DescribeAgentInput,
   type DescribeAgentResult,
@@ -43,8 +47,16 @@ export function createDescribeAgent(deps: ActivityDependencies) {
     }
     const routing = await describeRouting(deps, agent, tools, input.run);
     const approvalTimeoutMs = agent.approvalTimeoutMs;
+    // The run records these first messages; caching them now spares the first model call a transcript query.
+    const execution = Context.current().info.workflowExecution;
+    const seedId = execution ? randomUUID() : undefined;
+    if (execution && seedId) {
+      const messages = firstMessages(prompt.text, initialMessages(input.input));
+      deps.transcripts.seed({ workflowId: execution.workflowId, runId: execution.runId }, messages, input.run, seedId);
+    }
     return {
       version: 2,
+      ...(seedId !== undefined ? { seedId } : {}),
       agentName: agent.name,
       systemPrompt: prompt.text,
       maxSteps: agent.maxSteps ?? DEFAULT_MAX_STEPS,

@@ -17,7 +17,6 @@ import {
 import type { ResolvedLanguageModel } from '../src/models/provider-registry.js';
 import {
   jsonBytes,
-  mergeToolActivity,
   type CheckedToolCall,
   type GenerateInput,
   type GenerateResult,
@@ -29,6 +28,7 @@ import { startHeartbeating } from './heartbeat.js';
 import { capToolCalls, overflowMessage } from './response-limits.js';
 import { checkRoutedCall } from './routed-tool-calls.js';
 import { offeredLookup, runRouting } from './run-routing.js';
+import { callActivityOptions } from './tool-activity.js';
 
 /**
  * One step's model call. Exactly one request, offering the worker's current tools for the run as schemas (no
@@ -101,8 +101,21 @@ async function generateStep(
   const stale = await deps.mcp.staleServers(agent, input.run, input.mcp);
   if (stale.length > 0) result.staleMcpServers = stale;
   checkResponseSize(result, deps.limits.modelResponseBytes);
-  deps.transcripts.append(input.run, input.messageCount, result.messages, result.responseId);
+  if (toolCalls.length === 0 || waitsForPerson(toolCalls)) {
+    // The run ends with this answer, or now waits for a person, maybe for days: this worker keeps nothing of it
+    // (whatever activity comes next reads the run).
+    deps.transcripts.forget(input.run);
+    deps.runTools.forget(agent, input.run);
+  } else {
+    deps.transcripts.append(input.run, input.messageCount, result.messages, result.responseId);
+  }
   return result;
+}
+
+/** True when no call of the step runs before a person acts: each valid one needs approval or is client-side. */
+function waitsForPerson(calls: CheckedToolCall[]): boolean {
+  const valid = calls.filter((call) => call.status === 'valid');
+  return valid.length > 0 && valid.every((call) => call.needsApproval || call.clientSide);
 }
 
 function callId(call: RawToolCall): { toolCallId: string; toolName: string } {
@@ -161,6 +174,6 @@ async function checkCall(
     status: 'valid',
     needsApproval,
     clientSide: check.tool.isClientSide(),
-    activity: toJsonValue(mergeToolActivity(agent.activity?.tools, check.tool.activity)) as ToolActivityOptions,
+    activity: toJsonValue(callActivityOptions(agent, check.tool)) as ToolActivityOptions,
   };
 }

@@ -70,8 +70,9 @@ export class TranscriptCache {
   ) {
     const maxRuns = limits.maxRuns ?? 500;
     this.runs = new LRUCache({ max: maxRuns, maxSize: limits.maxBytes ?? 256 * 1024 * 1024 });
+    // Bounded by bytes only: lru-cache preallocates `max` slots and refills them all whenever the cache empties, which
+    // this one does at every step (a claimed output is deleted).
     this.toolOutputs = new LRUCache({
-      max: maxRuns * 20,
       maxSize: limits.toolOutputMaxBytes ?? 64 * 1024 * 1024,
       ttl: limits.toolOutputTtlMs ?? 15 * 60_000,
     });
@@ -80,6 +81,24 @@ export class TranscriptCache {
   /** Keeps what the model will see for a tool call this worker executed, under the result's `outputId`. */
   rememberToolOutput(ref: RunRef, toolCallId: string, outputId: string, output: ToolResultOutput): void {
     this.toolOutputs.set(`${runKey(ref)}/${toolCallId}`, { outputId, output }, { size: sizeOf(jsonBytes(output)) });
+  }
+
+  /**
+   * Caches a run's first messages (its system prompt and input, which `describeAgent` knows), under `seedId`: the
+   * run's first model call echoes the recorded description's id in its mark, so a copy from an attempt whose
+   * description was not the one recorded is dropped.
+   */
+  seed(ref: RunRef, messages: TranscriptMessage[], run: RunContextData, seedId: string): void {
+    const entry = appended({ messages: [], run, responses: new Map([[0, seedId]]), bytes: 0 }, messages);
+    this.store(runKey(ref), entry);
+  }
+
+  /**
+   * Drops a run that waits for a person (an approval, a client-side result): it may wait for days, and whatever its
+   * next activity needs it reads from the run again.
+   */
+  forget(ref: RunRef): void {
+    this.runs.delete(runKey(ref));
   }
 
   /** The first `count` messages of a run and its context. */

@@ -1,13 +1,12 @@
 // The bench's results: their shape (bench/results/latest.json), the tables printed to stdout, and the markdown
-// report (bench/results/latest.md) with the machine they were measured on.
+// report (bench/results/latest.md) with the machine, server settings and load they were measured under.
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { format, resolveConfig } from 'prettier';
 import { resolveTemporalBinary } from '../src/worker/dev-server.js';
+import { RUNTIME_LABELS, type RuntimeKey } from './runtimes.js';
 import { round } from './stats.js';
-
-type RuntimeKey = 'inProcess' | 'durableAgent' | 'temporalAiSdk';
 
 /** Per-step time of one runtime at one run length. */
 export interface PerStepRow {
@@ -20,10 +19,19 @@ export interface PerStepRow {
   p95RunMs: number;
   /** Median run time divided by model steps. */
   msPerStep: number;
+  /** Median over runs of the worker's CPU time (user + system) divided by model steps. */
+  cpuMsPerStep?: number;
+  /** The same for the worker's main thread (activities, payload conversion) and its workflow threads (sandbox). */
+  mainCpuMsPerStep?: number;
+  workflowCpuMsPerStep?: number;
+  /** Median, from history: execution started → first model activity started. */
+  startToFirstModelMs?: number;
+  /** Median, from history: last tool finished → execution completed. */
+  lastToolToEndMs?: number;
 }
 
 /** Where a durable runtime's per-step time goes (medians per model step, from history event times). */
-export interface StepBreakdownRow {
+export interface BreakdownRow {
   runtime: RuntimeKey;
   label: string;
   toolSteps: number;
@@ -52,12 +60,39 @@ export interface ConcurrencyRow {
   label: string;
   concurrentRuns: number;
   modelStepsPerRun: number;
-  rounds: number;
-  medianWallMs: number;
-  runsPerSecond: number;
+  wallMs: number;
   stepsPerSecond: number;
-  p50LatencyMs: number;
-  p95LatencyMs: number;
+  p50RunMs: number;
+  p95RunMs: number;
+  cpuMsPerStep?: number;
+}
+
+/** The worker's memory with this many runs waiting for approval (all in its workflow cache), over its baseline. */
+export interface MemoryRow {
+  runtime: RuntimeKey;
+  label: string;
+  waitingRuns: number;
+  cacheSize: number;
+  rssBytes: number;
+  heapBytes: number;
+  rssPerRunBytes: number;
+  heapPerRunBytes: number;
+}
+
+/** Approving every waiting run, a few at a time. */
+export interface ApprovalRow {
+  runtime: RuntimeKey;
+  label: string;
+  runs: number;
+  cacheSize: number | 'default';
+  concurrency: number;
+  /** First approval sent → last one accepted. */
+  totalMs: number;
+  p50Ms: number;
+  p95Ms: number;
+  maxMs: number;
+  /** Runs that completed with the expected result after their approval. */
+  completed: number;
 }
 
 /** What one run left in history. */
@@ -83,22 +118,24 @@ export interface BenchReport {
   quick: boolean;
   config: unknown;
   machine: ReturnType<typeof machineInfo>;
+  /** The dev server: its version and every flag it was started with. */
+  server: { temporalCli: string; args: string[] };
   versions: Record<string, unknown>;
+  /** The Temporal SDK's default workflow cache size for this machine's heap limit. */
+  defaultCacheSize: number;
   temporalAiSdk: { available: boolean; reason?: string };
+  /** 1-minute load average as each section began. */
+  load: Array<{ section: string; loadAverage: number }>;
   perStep: PerStepRow[];
-  stepBreakdown: StepBreakdownRow[];
+  breakdown: BreakdownRow[];
   concurrency: ConcurrencyRow[];
+  memory: MemoryRow[];
+  approvals: ApprovalRow[];
   history: HistoryRow[];
   /** Runtimes that failed mid-bench, with the error. */
   failures?: Record<string, string>;
   durationSeconds: number;
 }
-
-const LABELS: Record<RuntimeKey, string> = {
-  inProcess: 'in-process AI SDK',
-  durableAgent: 'durable-agent',
-  temporalAiSdk: '@temporalio/ai-sdk',
-};
 
 /** The machine the numbers come from. */
 export function machineInfo() {
@@ -134,83 +171,66 @@ export async function writeJson(path: string, report: BenchReport): Promise<void
 /** The result tables, as printed to stdout. */
 export function renderTables(report: BenchReport): string {
   const parts: string[] = [];
-  parts.push(
-    '## 1–2. Per-step time (scripted zero-latency model; each step one tool call, then a final text step)',
-    '',
-    `Median of ${runsOf(report)} runs per runtime after warm-up; a run is timed from start to result; ms/step = ` +
-      'median run time / model steps. "marginal" is the slope between the two run lengths (what one more step ' +
-      'costs, without the fixed cost of starting a run).',
-    '',
-    table(...perStepTable(report)),
-    '',
-    goalLine(report),
-    '',
-    '### Where a step goes (from history event times, median per model step, longest run)',
-    '',
-    'WFT = workflow task. "wait" is the server handing a task to the worker (scheduled → started); "run" is ' +
-      'started → completed. "client" is the rest of the client-measured time (start and result RPCs). Medians per ' +
-      'column, so the columns need not add up exactly to the total.',
-    '',
-    table(
-      [
-        'runtime',
-        'WFTs/step',
-        'activities/step',
-        'WFT wait',
-        'WFT run',
-        'activity wait',
-        'model activity',
-        'tool activity',
-        'other activities',
-        'client',
-        'total ms/step',
-      ],
-      report.stepBreakdown.map((row) => [
-        row.label,
-        row.workflowTasksPerStep,
-        row.activitiesPerStep,
-        row.msPerStep.workflowTaskWait,
-        row.msPerStep.workflowTaskRun,
-        row.msPerStep.activityWait,
-        row.msPerStep.modelActivityRun,
-        row.msPerStep.toolActivityRun,
-        row.msPerStep.otherActivityRun,
-        row.msPerStep.client,
-        row.msPerStep.total,
-      ]),
-    ),
-    '',
-    '## 3. Concurrent runs on one worker',
-    '',
-    table(
-      ['runtime', 'runs at once', 'steps/run', 'rounds', 'wall ms (median)', 'runs/s', 'steps/s', 'p50 ms', 'p95 ms'],
-      report.concurrency.map((row) => [
-        row.label,
-        row.concurrentRuns,
-        row.modelStepsPerRun,
-        row.rounds,
-        row.medianWallMs,
-        row.runsPerSecond,
-        row.stepsPerSecond,
-        row.p50LatencyMs,
-        row.p95LatencyMs,
-      ]),
-    ),
-    '',
-    '## 4. History bytes as the conversation grows (2 KB tool outputs)',
-    '',
-    "History payload bytes: sum of every payload `data` in the run's history events. Transcript bytes: the run's " +
-      'messages as JSON (system, user, assistant, tool), each message once. "Added per step": payload bytes added ' +
-      'per extra tool step since the previous row (constant when growth is linear).',
-    '',
-    table(...historyTable(report)),
-    '',
-  );
+  const section = (title: string, ...body: string[]) => parts.push(`## ${title}`, '', ...body.flatMap((b) => [b, '']));
+  section('Targets', targetLines(report).join('\n'));
+  if (report.perStep.length > 0) {
+    section(
+      'Per-step time (scripted zero-latency model; each step one model call and one tool call, then a final text step)',
+      `Median of ${runsOf(report)} runs per runtime after warm-up, runtimes interleaved run by run; a run is timed from ` +
+        'start to result; ms/step = median run time ÷ model steps. "marginal" is the slope between the two run ' +
+        'lengths: what one more step costs, without the fixed cost of a run. The floor is a bare workflow scheduling ' +
+        'the same activities with no-op bodies on a plain worker with the same settings.',
+      table(...perStepTable(report, ['inProcess', 'floor', 'durableAgent', 'temporalAiSdk'], 'floor')),
+      '### With the tool as a local activity (`activity: { local: true }`), against the floor with a local tool',
+      table(...perStepTable(report, ['floorLocal', 'durableAgentLocal', 'durableAgent'], 'floorLocal')),
+      '### Worker CPU per step and the fixed cost of a run',
+      "CPU: the worker process's CPU time (user + system, all threads) over a run ÷ model steps, median of the " +
+        'runs. Fixed cost, from history event times (medians): execution started → first model activity started, ' +
+        'and last tool finished → execution completed.',
+      table(...cpuTable(report)),
+      '### Where a step goes (from history event times, median per model step, longest run)',
+      'WFT = workflow task. "wait" is the server handing a task to the worker (scheduled → started); "run" is ' +
+        'started → completed. "client" is the rest of the client-measured time (start and result RPCs).',
+      table(...breakdownTable(report)),
+    );
+  }
+  if (report.concurrency.length > 0) {
+    section(
+      'Concurrency: runs started at once on one worker',
+      'Each level: every runtime runs its batch in turn (5 tool steps per run). Steps/s = runs × model steps ÷ wall ' +
+        'time of the batch; CPU = worker CPU time over the batch ÷ steps.',
+      table(...concurrencyTable(report)),
+    );
+  }
+  if (report.memory.length > 0 || report.approvals.length > 0) {
+    section(
+      'Runs waiting for approval: memory per waiting run',
+      "A fresh worker per runtime, with a workflow cache that holds every run; after one warm-up run, the worker's " +
+        'RSS and V8 heap (main thread + workflow threads, after a full GC) are measured as the waiting runs reach ' +
+        'each count, and divided by it. The floor waits on an update after its first model activity.' +
+        ladderCapsNote(report),
+      table(...memoryTable(report)),
+      '### Approving every waiting run',
+      'Decisions are read first (in start order: a UI showing the request), then all runs are approved in the same ' +
+        'order, a few at a time; latency is one approval sent → accepted by the run. With a cache smaller than the ' +
+        `runs, each approval reaches an evicted run, which replays. The SDK's default cache here: ${report.defaultCacheSize} runs.`,
+      table(...approvalTable(report)),
+    );
+  }
+  if (report.history.length > 0) {
+    section(
+      'History bytes as the conversation grows (2 KB tool outputs)',
+      "History payload bytes: sum of every payload `data` in the run's history events. Transcript bytes: the run's " +
+        'messages as JSON, each message once. "Added per step": payload bytes per extra tool step since the ' +
+        'previous row (constant when growth is linear).',
+      table(...historyTable(report)),
+    );
+  }
   if (!report.temporalAiSdk.available) {
     parts.push(`@temporalio/ai-sdk could not run here: ${report.temporalAiSdk.reason ?? 'unknown reason'}`, '');
   }
   for (const [runtime, error] of Object.entries(report.failures ?? {})) {
-    parts.push(`${LABELS[runtime as RuntimeKey] ?? runtime} failed during the bench: ${error}`, '');
+    parts.push(`${RUNTIME_LABELS[runtime as RuntimeKey] ?? runtime} failed during the bench: ${error}`, '');
   }
   return `${parts.join('\n')}\n`;
 }
@@ -219,104 +239,207 @@ export function renderTables(report: BenchReport): string {
 export function renderMarkdown(report: BenchReport): string {
   const m = report.machine;
   const versions = report.versions;
+  const load = report.load.map((l) => `${l.section} ${l.loadAverage}`).join(', ');
   return [
     '# durable-agent benchmark results',
     '',
-    `- Date: ${report.date}${report.quick ? ' (BENCH_QUICK=1: short smoke run, not for comparison)' : ''}`,
+    `- Date: ${report.date}${report.quick ? ' (--quick: short smoke run, not for comparison)' : ''}`,
     `- Command: \`${report.command}\` (${report.durationSeconds} s in all)`,
     `- Machine: ${m.cpuCount} × ${m.cpuModel}${m.cpuSpeedMHz ? ` @ ${m.cpuSpeedMHz} MHz` : ''}, ${m.memoryGiB} GiB, ${m.platform}`,
-    `- Load average (1 min) at start/end: ${m.loadAverage.start}/${m.loadAverage.end} (other processes on the ` +
-      'machine, e.g. test suites, share its cores and skew timings)',
-    `- Node ${m.node}; Temporal CLI dev server: ${String(versions.temporalCli)}`,
+    `- Load average (1 min) at start/end: ${m.loadAverage.start}/${m.loadAverage.end}; as each section began: ${load} ` +
+      '(other processes on the machine share its cores and skew timings; CPU time per step is less sensitive)',
+    `- Node ${m.node}; Temporal CLI dev server: ${report.server.temporalCli}`,
+    `- Server flags: \`${report.server.args.join(' ')}\``,
     `- durable-agent on ${formatVersions(versions.durableAgent)}`,
     `- Temporal AI SDK integration: ${
       report.temporalAiSdk.available ? formatVersions(versions.temporalAiSdk) : 'not run (see below)'
     }`,
-    '- One dev server for everything; each durable runtime has its worker in a child process of its own (default ' +
-      'Temporal worker settings) on its own task queue; the bench process only runs clients and the in-process loop.',
+    '- One dev server for everything; each durable runtime has its worker in a child process of its own, with the ' +
+      "same settings (durable-agent's worker defaults, the SDK's default workflow cache unless a table says " +
+      'otherwise, eager activity dispatch on); the bench process only runs clients and the in-process loop.',
     '',
     renderTables(report),
     '## Where the history bytes go (longest run, by event kind)',
     '',
-    table(...breakdownTable(report)),
+    table(...historyKindTable(report)),
     '',
   ].join('\n');
 }
 
-function runsOf(report: BenchReport): string {
-  const counts = [...new Set(report.perStep.map((row) => row.runs))];
-  return counts.join('/');
+type Find = (runtime: RuntimeKey, toolSteps: number) => PerStepRow | undefined;
+
+function finder(report: BenchReport): Find {
+  return (runtime, toolSteps) => report.perStep.find((row) => row.runtime === runtime && row.toolSteps === toolSteps);
 }
 
-function perStepTable(report: BenchReport): [string[], unknown[][]] {
-  const lengths = [...new Set(report.perStep.map((row) => row.toolSteps))].sort((a, b) => a - b);
-  const find = (runtime: RuntimeKey, toolSteps: number) =>
-    report.perStep.find((row) => row.runtime === runtime && row.toolSteps === toolSteps);
-  const rows: unknown[][] = [];
-  const line = (name: string, get: (runtime: RuntimeKey) => number | undefined, runMs: (r: RuntimeKey) => string) => {
-    const inProcess = get('inProcess');
-    const ours = get('durableAgent');
-    const theirs = get('temporalAiSdk');
-    rows.push([
-      name,
-      fmt(inProcess, 3),
-      runMs('durableAgent'),
-      fmt(ours, 2),
-      runMs('temporalAiSdk'),
-      fmt(theirs, 2),
-      fmt(ours !== undefined && inProcess !== undefined ? ours - inProcess : undefined, 2),
-      ratio(ours, inProcess, 0),
-      ratio(ours, theirs, 2),
-    ]);
-  };
-  for (const toolSteps of lengths) {
-    const steps = find('durableAgent', toolSteps)?.modelSteps ?? toolSteps + 1;
-    line(
-      `${toolSteps} tool steps (${steps} model steps)`,
-      (runtime) => find(runtime, toolSteps)?.msPerStep,
-      (runtime) => fmt(find(runtime, toolSteps)?.medianRunMs, 1),
-    );
-  }
-  if (lengths.length >= 2) {
-    const [short, long] = [lengths[0]!, lengths[lengths.length - 1]!];
-    line(
-      `marginal (${short}→${long} tool steps)`,
-      (runtime) => {
-        const a = find(runtime, short);
-        const b = find(runtime, long);
-        return a && b ? (b.medianRunMs - a.medianRunMs) / (b.modelSteps - a.modelSteps) : undefined;
-      },
-      () => '',
-    );
-  }
+function lengthsOf(report: BenchReport): number[] {
+  return [...new Set(report.perStep.map((row) => row.toolSteps))].sort((a, b) => a - b);
+}
+
+/** ms per step of a runtime at a length, or its marginal step (slope between the shortest and longest runs). */
+function perStepOf(report: BenchReport, runtime: RuntimeKey, toolSteps: number | 'marginal'): number | undefined {
+  const find = finder(report);
+  if (toolSteps !== 'marginal') return find(runtime, toolSteps)?.msPerStep;
+  const lengths = lengthsOf(report);
+  if (lengths.length < 2) return undefined;
+  const a = find(runtime, lengths[0]!);
+  const b = find(runtime, lengths[lengths.length - 1]!);
+  return a && b ? (b.medianRunMs - a.medianRunMs) / (b.modelSteps - a.modelSteps) : undefined;
+}
+
+function perStepTable(report: BenchReport, runtimes: RuntimeKey[], floor: RuntimeKey): [string[], unknown[][]] {
+  const lengths = lengthsOf(report);
+  const present = runtimes.filter((r) => report.perStep.some((row) => row.runtime === r));
+  const ours = present.find((r) => r.startsWith('durableAgent'));
+  const rows = [...lengths, 'marginal' as const].map((length) => {
+    const name =
+      length === 'marginal'
+        ? `marginal (${lengths[0]}→${lengths[lengths.length - 1]} tool steps)`
+        : `${length} tool steps (${length + 1} model steps)`;
+    const values = present.map((r) => perStepOf(report, r, length));
+    const mine = ours ? perStepOf(report, ours, length) : undefined;
+    const ratios = [
+      ratio(mine, perStepOf(report, floor, length)),
+      ...(floor === 'floor' ? [ratio(mine, perStepOf(report, 'temporalAiSdk', length))] : []),
+      ...(floor === 'floorLocal' ? [ratio(perStepOf(report, 'floor', length), perStepOf(report, floor, length))] : []),
+    ];
+    return [name, ...values.map((v, i) => fmt(v, present[i] === 'inProcess' ? 3 : 2)), ...ratios];
+  });
+  const header = [
+    'run (ms/step)',
+    ...present.map((r) => RUNTIME_LABELS[r]),
+    `${ours ? RUNTIME_LABELS[ours] : 'ours'} ÷ ${RUNTIME_LABELS[floor]}`,
+    ...(floor === 'floor' ? ['durable-agent ÷ @temporalio/ai-sdk'] : []),
+    ...(floor === 'floorLocal' ? ['floor ÷ floor with a local tool'] : []),
+  ];
+  return [header, rows];
+}
+
+function cpuTable(report: BenchReport): [string[], unknown[][]] {
+  const lengths = lengthsOf(report);
+  const longest = lengths[lengths.length - 1]!;
+  const find = finder(report);
+  const durable = [...new Set(report.perStep.map((row) => row.runtime))].filter((r) => r !== 'inProcess');
+  const rows = durable.map((runtime) => {
+    const floor = runtime.endsWith('Local') ? 'floorLocal' : 'floor';
+    const row = find(runtime, longest);
+    return [
+      RUNTIME_LABELS[runtime],
+      ...lengths.map((length) => fmt(find(runtime, length)?.cpuMsPerStep, 2)),
+      ratio(row?.cpuMsPerStep, find(floor, longest)?.cpuMsPerStep),
+      fmt(row?.mainCpuMsPerStep, 2),
+      fmt(row?.workflowCpuMsPerStep, 2),
+      fmt(row?.startToFirstModelMs, 1),
+      fmt(row?.lastToolToEndMs, 1),
+    ];
+  });
   return [
     [
-      'run',
-      'in-process ms/step',
-      'durable-agent run ms',
-      'durable-agent ms/step',
-      '@temporalio/ai-sdk run ms',
-      '@temporalio/ai-sdk ms/step',
-      'durable overhead ms/step',
-      'durable-agent ÷ in-process',
-      'durable-agent ÷ @temporalio/ai-sdk',
+      'runtime',
+      ...lengths.map((length) => `CPU ms/step (${length} tool steps)`),
+      `CPU ÷ its floor (${longest})`,
+      `of which main thread (${longest})`,
+      `of which workflow thread (${longest})`,
+      'start → first model call (ms)',
+      'last tool → result (ms)',
     ],
     rows,
   ];
 }
 
-function goalLine(report: BenchReport): string {
-  if (!report.temporalAiSdk.available || !report.perStep.some((row) => row.runtime === 'temporalAiSdk')) {
-    return 'Goal (durable-agent per-step time ≤ @temporalio/ai-sdk): not measured, @temporalio/ai-sdk did not run.';
-  }
-  const verdicts = [...new Set(report.perStep.map((row) => row.toolSteps))].map((toolSteps) => {
-    const ours = report.perStep.find((row) => row.runtime === 'durableAgent' && row.toolSteps === toolSteps);
-    const theirs = report.perStep.find((row) => row.runtime === 'temporalAiSdk' && row.toolSteps === toolSteps);
-    if (!ours || !theirs) return `${toolSteps} tool steps: n/a`;
-    const r = ours.msPerStep / theirs.msPerStep;
-    return `${toolSteps} tool steps: ${r <= 1 ? 'met' : 'NOT met'} (${r.toFixed(2)}×)`;
+function breakdownTable(report: BenchReport): [string[], unknown[][]] {
+  return [
+    [
+      'runtime',
+      'WFTs/step',
+      'activities/step',
+      'WFT wait',
+      'WFT run',
+      'activity wait',
+      'model activity',
+      'tool activity',
+      'other activities',
+      'client',
+      'total ms/step',
+    ],
+    report.breakdown.map((row) => [
+      row.label,
+      row.workflowTasksPerStep,
+      row.activitiesPerStep,
+      row.msPerStep.workflowTaskWait,
+      row.msPerStep.workflowTaskRun,
+      row.msPerStep.activityWait,
+      row.msPerStep.modelActivityRun,
+      row.msPerStep.toolActivityRun,
+      row.msPerStep.otherActivityRun,
+      row.msPerStep.client,
+      row.msPerStep.total,
+    ]),
+  ];
+}
+
+function concurrencyTable(report: BenchReport): [string[], unknown[][]] {
+  return [
+    ['runs at once', 'runtime', 'steps/s', 'p50 run ms', 'p95 run ms', 'wall ms', 'CPU ms/step'],
+    report.concurrency.map((row) => [
+      row.concurrentRuns,
+      row.label,
+      fmt(row.stepsPerSecond, 1),
+      fmt(row.p50RunMs, 0),
+      fmt(row.p95RunMs, 0),
+      fmt(row.wallMs, 0),
+      fmt(row.cpuMsPerStep, 2),
+    ]),
+  ];
+}
+
+function memoryTable(report: BenchReport): [string[], unknown[][]] {
+  const levels = [...new Set(report.memory.map((row) => row.waitingRuns))].sort((a, b) => a - b);
+  const runtimes = [...new Set(report.memory.map((row) => row.runtime))];
+  const find = (runtime: RuntimeKey, level: number) =>
+    report.memory.find((row) => row.runtime === runtime && row.waitingRuns === level);
+  const rows = levels.map((level) => {
+    const floor = find('floor', level);
+    const ours = find('durableAgent', level);
+    return [
+      level,
+      ...runtimes.flatMap((runtime) => {
+        const row = find(runtime, level);
+        return [kb(row?.rssPerRunBytes), kb(row?.heapPerRunBytes)];
+      }),
+      ratio(ours?.rssPerRunBytes, floor?.rssPerRunBytes),
+      ratio(ours?.heapPerRunBytes, floor?.heapPerRunBytes),
+    ];
   });
-  return `Goal (durable-agent per-step time ≤ @temporalio/ai-sdk): ${verdicts.join('; ')}.`;
+  return [
+    [
+      'waiting runs',
+      ...runtimes.flatMap((runtime) => [
+        `${RUNTIME_LABELS[runtime]} RSS KB/run`,
+        `${RUNTIME_LABELS[runtime]} heap KB/run`,
+      ]),
+      'durable-agent ÷ floor (RSS)',
+      'durable-agent ÷ floor (heap)',
+    ],
+    rows,
+  ];
+}
+
+function approvalTable(report: BenchReport): [string[], unknown[][]] {
+  return [
+    ['runs', 'workflow cache', 'runtime', 'at once', 'all approved in (s)', 'p50 ms', 'p95 ms', 'max ms', 'completed'],
+    report.approvals.map((row) => [
+      row.runs,
+      row.cacheSize,
+      row.label,
+      row.concurrency,
+      fmt(row.totalMs / 1000, 1),
+      fmt(row.p50Ms, 1),
+      fmt(row.p95Ms, 1),
+      fmt(row.maxMs, 0),
+      `${row.completed}/${row.runs}`,
+    ]),
+  ];
 }
 
 function historyTable(report: BenchReport): [string[], unknown[][]] {
@@ -352,7 +475,7 @@ function historyTable(report: BenchReport): [string[], unknown[][]] {
   ];
 }
 
-function breakdownTable(report: BenchReport): [string[], unknown[][]] {
+function historyKindTable(report: BenchReport): [string[], unknown[][]] {
   const longest = new Map<RuntimeKey, HistoryRow>();
   for (const row of report.history) {
     if ((longest.get(row.runtime)?.toolSteps ?? -1) < row.toolSteps) longest.set(row.runtime, row);
@@ -363,6 +486,69 @@ function breakdownTable(report: BenchReport): [string[], unknown[][]] {
     ['event kind', ...runtimes.map((row) => `${row.label} (${row.toolSteps} tool steps)`)],
     kinds.map((kind) => [kind, ...runtimes.map((row) => row.payloadBytesByKind[kind] ?? 0)]),
   ];
+}
+
+/** The issues' targets, each met or not with the measured figure. */
+export function targetLines(report: BenchReport): string[] {
+  const lines: string[] = [];
+  const verdict = (ok: boolean | undefined) => (ok === undefined ? 'not measured' : ok ? 'met' : 'NOT met');
+  const lengths = lengthsOf(report);
+  for (const length of [...lengths, 'marginal' as const]) {
+    const ours = perStepOf(report, 'durableAgent', length);
+    const floor = perStepOf(report, 'floor', length);
+    const theirs = perStepOf(report, 'temporalAiSdk', length);
+    const what = length === 'marginal' ? 'marginal step' : `${length} tool steps`;
+    const toFloor = ours !== undefined && floor ? ours / floor : undefined;
+    const toTheirs = ours !== undefined && theirs ? ours / theirs : undefined;
+    lines.push(
+      `- Per step, ${what}: durable-agent ÷ floor ${fmt(toFloor, 2)}× (target ≤ 1.10: ${verdict(toFloor === undefined ? undefined : toFloor <= 1.1)}); ` +
+        `÷ @temporalio/ai-sdk ${fmt(toTheirs, 2)}× (target ≤ 0.75: ${verdict(toTheirs === undefined ? undefined : toTheirs <= 0.75)})`,
+    );
+  }
+  const longest = lengths[lengths.length - 1];
+  if (longest !== undefined) {
+    const find = finder(report);
+    const ours = find('durableAgent', longest)?.cpuMsPerStep;
+    const floor = find('floor', longest)?.cpuMsPerStep;
+    const r = ours !== undefined && floor ? ours / floor : undefined;
+    lines.push(
+      `- Worker CPU per step (${longest} tool steps): ÷ floor ${fmt(r, 2)}× (target ≤ 1.2: ${verdict(r === undefined ? undefined : r <= 1.2)})`,
+    );
+  }
+  const levels = [...new Set(report.memory.map((row) => row.waitingRuns))].sort((a, b) => b - a);
+  const top = levels.find((level) => level >= 100);
+  if (top !== undefined) {
+    const ours = report.memory.find((row) => row.runtime === 'durableAgent' && row.waitingRuns === top);
+    const floor = report.memory.find((row) => row.runtime === 'floor' && row.waitingRuns === top);
+    const rss = ours && floor ? ours.rssPerRunBytes / floor.rssPerRunBytes : undefined;
+    const heap = ours && floor ? ours.heapPerRunBytes / floor.heapPerRunBytes : undefined;
+    lines.push(
+      `- Memory per waiting run (${top} runs): ÷ floor RSS ${fmt(rss, 2)}×, heap ${fmt(heap, 2)}× ` +
+        `(target ≤ 1.5: ${verdict(rss !== undefined && heap !== undefined ? rss <= 1.5 && heap <= 1.5 : undefined)})`,
+    );
+  }
+  for (const row of report.approvals.filter((r) => r.runtime === 'durableAgent')) {
+    const cache = row.cacheSize === 'default' ? 'default cache' : `cache ${row.cacheSize}`;
+    const evicting = row.cacheSize !== 'default' && row.cacheSize < row.runs;
+    lines.push(
+      `- ${row.runs} waiting runs, ${cache}: ${row.completed}/${row.runs} completed after approval` +
+        `${row.completed === row.runs ? '' : ' (RUNS LOST)'}; approval p95 ${fmt(row.p95Ms, 0)} ms` +
+        (evicting ? ` (target < 1,000 ms with eviction: ${verdict(row.p95Ms < 1000)})` : ''),
+    );
+  }
+  return lines;
+}
+
+function ladderCapsNote(report: BenchReport): string {
+  const caps = (report.config as { waiting?: { ladderCaps?: Record<string, number> } }).waiting?.ladderCaps ?? {};
+  const notes = Object.entries(caps).map(
+    ([runtime, cap]) => `${RUNTIME_LABELS[runtime as RuntimeKey] ?? runtime} up to ${cap} runs`,
+  );
+  return notes.length > 0 ? ` Measured only ${notes.join(', ')} (more would not fit the worker's heap).` : '';
+}
+
+function runsOf(report: BenchReport): string {
+  return [...new Set(report.perStep.map((row) => row.runs))].join('/');
 }
 
 function formatVersions(value: unknown): string {
@@ -376,8 +562,14 @@ function fmt(value: number | undefined, digits: number): string {
   return value === undefined || Number.isNaN(value) ? '–' : value.toFixed(digits);
 }
 
-function ratio(a: number | undefined, b: number | undefined, digits: number): string {
-  return a === undefined || b === undefined || b === 0 ? '–' : `${(a / b).toFixed(digits)}×`;
+function kb(bytes: number | undefined): string {
+  return bytes === undefined ? '–' : (bytes / 1024).toFixed(1);
+}
+
+function ratio(a: number | undefined, b: number | undefined): string {
+  return a === undefined || b === undefined || b === 0 || Number.isNaN(a) || Number.isNaN(b)
+    ? '–'
+    : `${(a / b).toFixed(2)}×`;
 }
 
 /** A markdown table with padded columns (readable as plain text too). */

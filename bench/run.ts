@@ -1,16 +1,19 @@
-// `npm run bench`: durable-agent against an in-process AI SDK loop and against Temporal's @temporalio/ai-sdk, side
-// by side on one Temporal dev server this script starts. Four measurements (see bench/README.md): per-step time,
-// the same on @temporalio/ai-sdk, concurrent runs on one worker, and history bytes as the conversation grows.
-// Prints the tables and writes bench/results/latest.json and latest.md. BENCH_QUICK=1 runs a short smoke version.
+// `npm run bench`: durable-agent against the floor (bare Temporal with no-op activities), an in-process AI SDK loop
+// and Temporal's @temporalio/ai-sdk, side by side on one Temporal dev server this script starts. Sections (see
+// bench/README.md): per-step time with worker CPU and fixed costs, local tools, a concurrency curve, memory per
+// waiting run and approval latency, history bytes. Prints the tables and writes bench/results/latest.{json,md}.
+//   npm run bench                     everything (about 20 minutes on 2 cores)
+//   npm run bench -- --quick          a short smoke run of everything (BENCH_QUICK=1 too)
+//   npm run bench -- --only=perStep,waiting   some sections (perStep, concurrency, waiting, history)
+//   npm run bench -- --runtimes=floor,durableAgent --reps=30   some runtimes, more timed runs per length
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
 import { Client, Connection } from '@temporalio/client';
 import { startDevServer } from '../src/worker/dev-server.js';
 import { startChildWorker, type ChildWorker } from './child-worker.js';
-import { historyStats } from './history-bytes.js';
-import { phaseTimes, type PhaseTimes } from './history-timing.js';
 import {
   machineInfo,
   renderMarkdown,
@@ -18,205 +21,228 @@ import {
   temporalCliVersion,
   writeJson,
   type BenchReport,
-  type StepBreakdownRow,
 } from './report.js';
 import {
+  RUNTIME_LABELS,
+  WAITING_SPEC,
   durableAgentRuntime,
+  floorRuntime,
   inProcessRuntime,
   temporalAiSdkRuntime,
   type BenchRuntime,
-  type RunTiming,
+  type RuntimeKey,
 } from './runtimes.js';
-import { median, quantile, round } from './stats.js';
+import { measureConcurrency } from './sections/concurrency.js';
+import { measureHistory } from './sections/history.js';
+import { measurePerStep } from './sections/per-step.js';
+import { measureWaiting } from './sections/waiting.js';
+import { round } from './stats.js';
 import { TEMPORAL_AI_SDK_DIR, ensureTemporalAiSdkInstalled } from './temporal-ai-sdk-install.js';
-import { modelSteps, type WorkloadSpec } from './workload.js';
+import type { WorkloadSpec } from './workload.js';
 
-const QUICK = process.env.BENCH_QUICK === '1';
+const SECTIONS = ['perStep', 'concurrency', 'history', 'waiting'] as const;
+type Section = (typeof SECTIONS)[number];
+
+const args = process.argv.slice(2);
+const QUICK = process.env.BENCH_QUICK === '1' || args.includes('--quick');
+const only = args.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
+const selected = new Set<Section>(only ? (only.split(',') as Section[]) : SECTIONS);
+const runtimesArg = args.find((arg) => arg.startsWith('--runtimes='))?.slice('--runtimes='.length);
+const wanted = (key: RuntimeKey) => !runtimesArg || runtimesArg.split(',').includes(key);
+const repsArg = args.find((arg) => arg.startsWith('--reps='))?.slice('--reps='.length);
+for (const section of selected) {
+  if (!SECTIONS.includes(section)) throw new Error(`Unknown section '${section}'; known: ${SECTIONS.join(', ')}.`);
+}
+
 const CONFIG = {
-  perStep: { toolSteps: [5, 20], bytes: 64, warmup: QUICK ? 1 : 3, reps: QUICK ? 3 : 15 },
-  concurrency: { runs: QUICK ? 10 : 50, toolSteps: 5, bytes: 64, rounds: QUICK ? 1 : 3 },
+  perStep: { toolSteps: [5, 20], bytes: 64, warmup: QUICK ? 1 : 3, reps: repsArg ? Number(repsArg) : QUICK ? 3 : 15 },
+  concurrency: { levels: QUICK ? [1, 10, 50] : [1, 10, 50, 100, 200], toolSteps: 5, bytes: 64 },
   history: { toolSteps: [5, 10, 20, 40], bytes: 2048 },
+  waiting: {
+    ladder: QUICK ? [1, 50, 200] : [1, 100, 1000, 5000],
+    // About 1.5 MB per waiting run: 5,000 would not fit a worker's default 4 GB heap.
+    ladderCaps: { temporalAiSdk: 1000 },
+    approvalRuns: QUICK ? 200 : 1000,
+    smallCache: QUICK ? 50 : 250,
+    approvalConcurrency: 10,
+  },
 };
 
 const BENCH_DIR = fileURLToPath(new URL('./', import.meta.url));
 const ROOT_DIR = fileURLToPath(new URL('../', import.meta.url));
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
+/** Every workload durable-agent's worker hosts an agent for. */
+function benchSpecs(): WorkloadSpec[] {
+  const { perStep, concurrency, history } = CONFIG;
+  return [
+    ...perStep.toolSteps.flatMap((toolSteps) => [
+      { toolSteps, bytes: perStep.bytes },
+      { toolSteps, bytes: perStep.bytes, localTool: true },
+    ]),
+    { toolSteps: concurrency.toolSteps, bytes: concurrency.bytes },
+    ...history.toolSteps.map((toolSteps) => ({ toolSteps, bytes: history.bytes })),
+    WAITING_SPEC,
+  ];
+}
+
+type WorkerKind = 'durableAgent' | 'floor' | 'temporalAiSdk';
+
 async function main(): Promise<void> {
   const startedAt = Date.now();
-  const specs: WorkloadSpec[] = [
-    ...CONFIG.perStep.toolSteps.map((toolSteps) => ({ toolSteps, bytes: CONFIG.perStep.bytes })),
-    { toolSteps: CONFIG.concurrency.toolSteps, bytes: CONFIG.concurrency.bytes },
-    ...CONFIG.history.toolSteps.map((toolSteps) => ({ toolSteps, bytes: CONFIG.history.bytes })),
-  ];
   let theirsUnavailable = ensureTemporalAiSdkInstalled(log);
 
   log('Starting a Temporal dev server...');
   const server = await startDevServer();
   const workers: ChildWorker[] = [];
+  const env = { TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: server.namespace };
+  const startWorker = (kind: WorkerKind, taskQueue: string, maxCachedWorkflows?: number) =>
+    startChildWorker({
+      name: RUNTIME_LABELS[kind],
+      ...(kind === 'temporalAiSdk'
+        ? { args: ['worker.mjs'], cwd: TEMPORAL_AI_SDK_DIR }
+        : {
+            args: [
+              '--import',
+              'tsx',
+              kind === 'floor' ? `${BENCH_DIR}floor/worker.ts` : `${BENCH_DIR}durable-agent-worker.ts`,
+            ],
+            cwd: ROOT_DIR,
+          }),
+      env: {
+        ...env,
+        TASK_QUEUE: taskQueue,
+        BENCH_SPECS: JSON.stringify(benchSpecs()),
+        ...(maxCachedWorkflows !== undefined ? { BENCH_MAX_CACHED_WORKFLOWS: String(maxCachedWorkflows) } : {}),
+      },
+    }).then((worker) => {
+      workers.push(worker);
+      return worker;
+    });
+  const stopWorker = async (worker: ChildWorker) => {
+    workers.splice(workers.indexOf(worker), 1);
+    await worker.stop();
+  };
   try {
     const connection = await Connection.connect({ address: server.address });
     const temporal = new Client({ connection, namespace: server.namespace });
-    const env = { TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: server.namespace };
-
-    // Both workers bundle their workflow code at start; do it side by side.
-    log('Starting the durable-agent and @temporalio/ai-sdk workers (bundling workflows)...');
-    const ourQueue = `bench-durable-agent-${randomUUID()}`;
-    const theirQueue = `bench-temporal-ai-sdk-${randomUUID()}`;
-    const [ours, theirs] = await Promise.allSettled([
-      startChildWorker({
-        name: 'durable-agent',
-        args: ['--import', 'tsx', `${BENCH_DIR}durable-agent-worker.ts`],
-        cwd: ROOT_DIR,
-        env: { ...env, TASK_QUEUE: ourQueue, BENCH_SPECS: JSON.stringify(specs) },
-      }),
-      theirsUnavailable
-        ? Promise.reject(new Error(theirsUnavailable))
-        : startChildWorker({
-            name: '@temporalio/ai-sdk',
-            args: ['worker.mjs'],
-            cwd: TEMPORAL_AI_SDK_DIR,
-            env: { ...env, TASK_QUEUE: theirQueue },
-          }),
-    ]);
-    if (ours.status === 'fulfilled') workers.push(ours.value);
-    if (theirs.status === 'fulfilled') workers.push(theirs.value);
-    if (ours.status === 'rejected') throw ours.reason;
-    if (theirs.status === 'rejected') {
-      theirsUnavailable = errorText(theirs.reason);
-      log(`@temporalio/ai-sdk cannot run here: ${theirsUnavailable}`);
-    }
-
-    const runtimes: BenchRuntime[] = [inProcessRuntime(), durableAgentRuntime(temporal, ourQueue)];
-    if (!theirsUnavailable) runtimes.push(temporalAiSdkRuntime(temporal, theirQueue));
     const report: BenchReport = {
       date: new Date().toISOString(),
-      command: 'npm run bench',
+      command: `npm run bench${args.length > 0 ? ` -- ${args.join(' ')}` : ''}`,
       quick: QUICK,
       config: CONFIG,
       machine: machineInfo(),
-      versions: {
-        durableAgent: packageVersions(),
-        temporalAiSdk: theirs.status === 'fulfilled' ? theirs.value.info.versions : undefined,
-        temporalCli: temporalCliVersion(),
-      },
-      temporalAiSdk: theirsUnavailable ? { available: false, reason: theirsUnavailable } : { available: true },
+      server: { temporalCli: temporalCliVersion(), args: server.process.spawnargs.slice(1) },
+      versions: { durableAgent: packageVersions() },
+      defaultCacheSize: defaultCacheSize(),
+      temporalAiSdk: { available: true },
+      load: [],
       perStep: [],
-      stepBreakdown: [],
+      breakdown: [],
       concurrency: [],
+      memory: [],
+      approvals: [],
       history: [],
       durationSeconds: 0,
     };
+    const sectionStarts = (section: string) => report.load.push({ section, loadAverage: round(os.loadavg()[0]!, 2) });
 
-    // A runtime that fails mid-bench is reported and dropped; the others go on.
+    // A runtime that fails mid-bench is reported and dropped; the others go on. durable-agent failing fails it all.
     const failed = new Map<string, string>();
-    const guarded = async <T>(runtime: BenchRuntime, what: () => Promise<T>): Promise<T | undefined> => {
-      if (failed.has(runtime.key)) return undefined;
+    const guardedKey = async <T>(key: RuntimeKey, what: () => Promise<T>): Promise<T | undefined> => {
+      if (failed.has(key)) return undefined;
       try {
         return await what();
       } catch (error) {
-        if (runtime.key === 'durableAgent') throw error;
-        failed.set(runtime.key, errorText(error));
-        log(`${runtime.label} failed: ${errorText(error)}`);
+        if (key === 'durableAgent' || key === 'durableAgentLocal') throw error;
+        failed.set(key, errorText(error));
+        log(`${RUNTIME_LABELS[key]} failed: ${errorText(error)}`);
         return undefined;
       }
     };
+    const guarded = <T>(runtime: BenchRuntime, what: () => Promise<T>) => guardedKey(runtime.key, what);
 
-    // 1 + 2. Per-step time. Rounds interleave the runtimes so drift (GC, server compaction) hits all alike.
-    for (const toolSteps of CONFIG.perStep.toolSteps) {
-      const spec = { toolSteps, bytes: CONFIG.perStep.bytes };
-      log(
-        `Per-step: ${toolSteps} tool steps, ${CONFIG.perStep.warmup} warm-up + ${CONFIG.perStep.reps} timed runs each`,
-      );
-      const timings = new Map<string, RunTiming[]>(runtimes.map((r) => [r.key, []]));
-      for (let round = 0; round < CONFIG.perStep.warmup + CONFIG.perStep.reps; round++) {
-        for (const runtime of runtimes) {
-          const timing = await guarded(runtime, () => runtime.run(spec));
-          if (timing && round >= CONFIG.perStep.warmup) timings.get(runtime.key)!.push(timing);
+    if (selected.has('perStep') || selected.has('concurrency') || selected.has('history')) {
+      // Each worker bundles its workflow code at start; do it side by side.
+      log('Starting the durable-agent, floor and @temporalio/ai-sdk workers (bundling workflows)...');
+      const queues = {
+        ours: `bench-da-${randomUUID()}`,
+        floor: `bench-floor-${randomUUID()}`,
+        theirs: `bench-tai-${randomUUID()}`,
+      };
+      const [ours, floor, theirs] = await Promise.allSettled([
+        startWorker('durableAgent', queues.ours),
+        startWorker('floor', queues.floor),
+        theirsUnavailable || !wanted('temporalAiSdk')
+          ? Promise.reject(new Error(theirsUnavailable ?? 'not selected (--runtimes)'))
+          : startWorker('temporalAiSdk', queues.theirs),
+      ]);
+      if (ours.status === 'rejected') throw ours.reason;
+      if (floor.status === 'rejected') throw floor.reason;
+      if (theirs.status === 'rejected') {
+        if (wanted('temporalAiSdk')) {
+          theirsUnavailable = errorText(theirs.reason);
+          log(`@temporalio/ai-sdk cannot run here: ${theirsUnavailable}`);
         }
+      } else {
+        report.versions.temporalAiSdk = theirs.value.info.versions;
       }
-      for (const runtime of runtimes) {
-        const runs = timings.get(runtime.key)!;
-        const values = runs.map((timing) => timing.ms);
-        if (values.length === 0) continue;
-        if (toolSteps === Math.max(...CONFIG.perStep.toolSteps) && runtime.key !== 'inProcess') {
-          report.stepBreakdown.push(await stepBreakdown(temporal, runtime, spec, runs));
-        }
-        report.perStep.push({
-          runtime: runtime.key,
-          label: runtime.label,
-          toolSteps,
-          modelSteps: modelSteps(spec),
-          runs: values.length,
-          medianRunMs: round(median(values)),
-          p95RunMs: round(quantile(values, 0.95)),
-          msPerStep: round(median(values) / modelSteps(spec), 3),
-        });
-      }
-    }
+      const durableAgent = durableAgentRuntime(temporal, queues.ours, ours.value);
+      const floorRun = floorRuntime(temporal, queues.floor, floor.value);
+      const theirsRun =
+        theirs.status === 'fulfilled' ? temporalAiSdkRuntime(temporal, queues.theirs, theirs.value) : undefined;
+      const main = [floorRun, durableAgent, ...(theirsRun ? [theirsRun] : [])].filter((r) => wanted(r.key));
 
-    // 3. Concurrent runs on one worker.
-    for (const runtime of runtimes.filter((r) => r.key !== 'inProcess')) {
-      const spec = { toolSteps: CONFIG.concurrency.toolSteps, bytes: CONFIG.concurrency.bytes };
-      log(
-        `Concurrency: ${runtime.label}, ${CONFIG.concurrency.runs} runs at once x ${CONFIG.concurrency.rounds} rounds`,
+      if (selected.has('perStep')) {
+        sectionStarts('perStep');
+        const runtimes = [
+          inProcessRuntime(),
+          ...main,
+          floorRuntime(temporal, queues.floor, floor.value, { localTool: true }),
+          durableAgentRuntime(temporal, queues.ours, ours.value, { localTool: true }),
+        ].filter((r) => wanted(r.key));
+        const { rows, breakdown } = await measurePerStep(temporal, runtimes, CONFIG.perStep, guarded, log);
+        report.perStep = rows;
+        report.breakdown = breakdown;
+      }
+      if (selected.has('concurrency')) {
+        sectionStarts('concurrency');
+        report.concurrency = await measureConcurrency(main, CONFIG.concurrency, guarded, log);
+      }
+      if (selected.has('history')) {
+        sectionStarts('history');
+        report.history = await measureHistory(temporal, main, CONFIG.history, guarded, log);
+      }
+      await Promise.all(
+        [ours.value, floor.value, ...(theirs.status === 'fulfilled' ? [theirs.value] : [])].map(stopWorker),
       );
-      const rounds: { wallMs: number; latencies: number[] }[] = [];
-      for (let i = 0; i < CONFIG.concurrency.rounds; i++) {
-        const measured = await guarded(runtime, async () => {
-          const startedAt = performance.now();
-          const runs: RunTiming[] = await Promise.all(
-            Array.from({ length: CONFIG.concurrency.runs }, () => runtime.run(spec)),
-          );
-          return { wallMs: performance.now() - startedAt, latencies: runs.map((r) => r.ms) };
-        });
-        if (measured) rounds.push(measured);
-      }
-      if (rounds.length === 0) continue;
-      const wallMs = median(rounds.map((r) => r.wallMs));
-      const latencies = rounds.flatMap((r) => r.latencies);
-      report.concurrency.push({
-        runtime: runtime.key,
-        label: runtime.label,
-        concurrentRuns: CONFIG.concurrency.runs,
-        modelStepsPerRun: modelSteps(spec),
-        rounds: rounds.length,
-        medianWallMs: round(wallMs),
-        runsPerSecond: round((CONFIG.concurrency.runs / wallMs) * 1000),
-        stepsPerSecond: round(((CONFIG.concurrency.runs * modelSteps(spec)) / wallMs) * 1000),
-        p50LatencyMs: round(quantile(latencies, 0.5)),
-        p95LatencyMs: round(quantile(latencies, 0.95)),
-      });
     }
 
-    // 4. History bytes as the conversation grows.
-    for (const runtime of runtimes.filter((r) => r.transcript !== undefined)) {
-      for (const toolSteps of CONFIG.history.toolSteps) {
-        const spec = { toolSteps, bytes: CONFIG.history.bytes };
-        log(`History: ${runtime.label}, ${toolSteps} tool steps with ${spec.bytes}-byte outputs`);
-        const row = await guarded(runtime, async () => {
-          const { workflowId } = await runtime.run(spec);
-          const transcript = await runtime.transcript!(workflowId!);
-          const stats = await historyStats(temporal, workflowId!);
-          const transcriptBytes = Buffer.byteLength(JSON.stringify(transcript));
-          return {
-            runtime: runtime.key,
-            label: runtime.label,
-            toolSteps,
-            modelSteps: modelSteps(spec),
-            toolOutputBytes: spec.bytes,
-            executions: stats.executions,
-            events: stats.events,
-            payloadBytes: stats.payloadBytes,
-            transcriptBytes,
-            ratio: round(stats.payloadBytes / transcriptBytes, 3),
-            payloadBytesByKind: stats.payloadBytesByKind,
-          };
-        });
-        if (row) report.history.push(row);
-      }
+    if (selected.has('waiting')) {
+      sectionStarts('waiting');
+      const keys: Array<'floor' | 'durableAgent' | 'temporalAiSdk'> = ['floor', 'durableAgent'];
+      if (!theirsUnavailable) keys.push('temporalAiSdk');
+      keys.splice(0, keys.length, ...keys.filter(wanted));
+      const { memory, approvals } = await measureWaiting(
+        temporal,
+        keys,
+        async (key, maxCachedWorkflows) => {
+          const taskQueue = `bench-wait-${key}-${randomUUID()}`;
+          const worker = await startWorker(key, taskQueue, maxCachedWorkflows);
+          if (key === 'floor') return floorRuntime(temporal, taskQueue, worker);
+          if (key === 'durableAgent') return durableAgentRuntime(temporal, taskQueue, worker);
+          report.versions.temporalAiSdk ??= worker.info.versions;
+          return temporalAiSdkRuntime(temporal, taskQueue, worker);
+        },
+        CONFIG.waiting,
+        guardedKey,
+        log,
+      );
+      report.memory = memory;
+      report.approvals = approvals;
     }
 
+    if (theirsUnavailable) report.temporalAiSdk = { available: false, reason: theirsUnavailable };
     if (failed.size > 0) report.failures = Object.fromEntries(failed);
     report.durationSeconds = round((Date.now() - startedAt) / 1000, 1);
     report.machine.loadAverage.end = round(os.loadavg()[0]!, 2);
@@ -233,43 +259,10 @@ async function main(): Promise<void> {
   }
 }
 
-/** Median time per model step in each phase of the given durable runs, from their histories' event times. */
-async function stepBreakdown(
-  temporal: Client,
-  runtime: BenchRuntime,
-  spec: WorkloadSpec,
-  runs: RunTiming[],
-): Promise<StepBreakdownRow> {
-  const steps = modelSteps(spec);
-  const perRun = await Promise.all(
-    runs.map(async (run) => ({ ms: run.ms, phases: await phaseTimes(temporal, run.workflowId!) })),
-  );
-  const perStep = (pick: (run: (typeof perRun)[number]) => number) => round(median(perRun.map(pick)) / steps, 2);
-  const inHistory = (phases: PhaseTimes) =>
-    phases.workflowTaskWait +
-    phases.workflowTaskRun +
-    phases.activityWait +
-    phases.modelActivityRun +
-    phases.toolActivityRun +
-    phases.otherActivityRun;
-  return {
-    runtime: runtime.key,
-    label: runtime.label,
-    toolSteps: spec.toolSteps,
-    runs: runs.length,
-    workflowTasksPerStep: round(median(perRun.map((r) => r.phases.workflowTasks)) / steps, 2),
-    activitiesPerStep: round(median(perRun.map((r) => r.phases.activities)) / steps, 2),
-    msPerStep: {
-      workflowTaskWait: perStep((r) => r.phases.workflowTaskWait),
-      workflowTaskRun: perStep((r) => r.phases.workflowTaskRun),
-      activityWait: perStep((r) => r.phases.activityWait),
-      modelActivityRun: perStep((r) => r.phases.modelActivityRun),
-      toolActivityRun: perStep((r) => r.phases.toolActivityRun),
-      otherActivityRun: perStep((r) => r.phases.otherActivityRun),
-      client: perStep((r) => r.ms - inHistory(r.phases)),
-      total: perStep((r) => r.ms),
-    },
-  };
+/** The Temporal SDK's default `maxCachedWorkflows` for this machine (reuseV8Context: 600 runs per GiB of heap). */
+function defaultCacheSize(): number {
+  const heapMiB = v8.getHeapStatistics().heap_size_limit / 2 ** 20;
+  return Math.max(Math.floor(Math.max(heapMiB - 200, 0) * (600 / 1024)), 10);
 }
 
 function errorText(error: unknown): string {

@@ -13,6 +13,10 @@ import { lookupOutput } from './lookup-output.mjs';
 export interface WorkloadSpec {
   toolSteps: number;
   bytes: number;
+  /** The tool runs as a local activity (`activity: { local: true }`). */
+  localTool?: boolean;
+  /** The tool needs a person's approval (runs wait for it before their first tool call). */
+  approval?: boolean;
 }
 
 export const SYSTEM_PROMPT = 'You are a benchmark agent. Call lookup when told to, then answer briefly.';
@@ -32,7 +36,7 @@ export function modelSteps(spec: WorkloadSpec): number {
 
 /** The agent name that hosts one spec on durable-agent's worker. */
 export function agentName(spec: WorkloadSpec): string {
-  return `bench-t${spec.toolSteps}-b${spec.bytes}`;
+  return `bench-t${spec.toolSteps}-b${spec.bytes}${spec.localTool ? '-local' : ''}${spec.approval ? '-approval' : ''}`;
 }
 
 /** The model id that carries one spec to the @temporalio/ai-sdk worker's scripted provider. */
@@ -65,6 +69,8 @@ export function benchAgent(spec: WorkloadSpec): Agent {
         name: 'lookup',
         description: TOOL_DESCRIPTION,
         parameters: lookupParameters,
+        ...(spec.localTool ? { activity: { local: true } } : {}),
+        ...(spec.approval ? { needsApproval: true } : {}),
         execute: async (args) => lookupOutput(args),
       }),
     ],

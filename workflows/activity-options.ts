@@ -1,4 +1,4 @@
-import { ActivityCancellationType, type ActivityOptions } from '@temporalio/workflow';
+import { ActivityCancellationType, type ActivityOptions, type LocalActivityOptions } from '@temporalio/workflow';
 import type { AgentDescription, CheckedToolCall, ToolActivityOptions } from '../src/protocol/index.js';
 
 /** Options of the `generate` activity (one model call), from the agent's recorded `activity.generate`. */
@@ -54,6 +54,20 @@ function withToolDefaults(own: ToolActivityOptions, defaults: ToolActivityOption
       ...own.retry,
     },
     // The tool sees its abort signal and finishes its cleanup before a cancelled run ends.
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  };
+}
+
+/**
+ * Options of a call's `executeTool` local activity (the tool asked for `activity: { local: true }`): its timeouts
+ * and retry policy as for an activity; a local activity has no heartbeat timeout and no task queue of its own.
+ */
+export function localToolActivityOptions(call: Extract<CheckedToolCall, { status: 'valid' }>): LocalActivityOptions {
+  const { retry, startToCloseTimeout, scheduleToCloseTimeout } = withToolDefaults(call.activity ?? {}, {});
+  return {
+    ...(startToCloseTimeout !== undefined ? { startToCloseTimeout } : {}),
+    ...(scheduleToCloseTimeout !== undefined ? { scheduleToCloseTimeout } : {}),
+    ...(retry ? { retry } : {}),
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   };
 }

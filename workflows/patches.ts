@@ -21,4 +21,10 @@ export const PATCHES = {
    * out of it (v0.1.0 measured the continuation in UTF-16 units and carried the input again).
    */
   continueAsNewBytes: 'durable-agent.continue-as-new-bytes',
+  /**
+   * v0.3.0: a call whose checked options say `local: true` runs its tool as a local activity. Only calls carrying the
+   * new field take this path, so earlier histories replay unchanged; the patch covers a rolling deploy, where an
+   * older workflow worker scheduled a regular activity for a call a newer `generate` marked local.
+   */
+  localTools: 'durable-agent.local-tools',
 } as const;

@@ -2,6 +2,7 @@ import {
   ZERO_USAGE,
   addUsage,
   assistantText,
+  firstMessages,
   previewOutput,
   previewText,
   serveTranscriptPage,
@@ -163,8 +164,7 @@ export class AgentRunState {
 
   /** The run's first messages: the system prompt (when not blank) and the input. */
   begin(systemPrompt: string, input: TranscriptMessage[]): void {
-    if (systemPrompt.trim() !== '') this.messages.push({ role: 'system', content: systemPrompt });
-    this.messages.push(...input);
+    this.messages.push(...firstMessages(systemPrompt, input));
   }
 
   /** Starts the next step and returns its number (from 1). */

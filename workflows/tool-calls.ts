@@ -18,7 +18,7 @@ import {
   type TranscriptDelta,
   type TranscriptMark,
 } from '../src/protocol/index.js';
-import { toolActivityOptions } from './activity-options.js';
+import { localToolActivityOptions, toolActivityOptions } from './activity-options.js';
 import { PATCHES } from './patches.js';
 import type { AgentRunState, StepToolResults } from './run-state.js';
 import { searchRequired, searchTools, targetCall } from './tool-search.js';
@@ -76,7 +76,7 @@ export interface SettledStep extends StepToolResults {
  * `all`: when the run is cancelled (or one call fails), every sibling tool activity finishes its cancellation and
  * cleanup before the step ends; then the first failure is rethrown.
  */
-export async function settleToolCalls(
+export function settleToolCalls(
   ctx: StepContext,
   calls: CheckedToolCall[],
   argsById: Map<string, JsonValue>,
@@ -85,13 +85,36 @@ export async function settleToolCalls(
   // Only a step with more calls than the limit can differ from v0.1.0, which ran them all at once.
   const bounded = calls.length > limit && patched(PATCHES.boundedToolConcurrency);
   const callCtx: CallContext = { ...ctx, slots: new ToolSlots(bounded ? limit : Number.POSITIVE_INFINITY) };
+  if (calls.length === 1) {
+    // One call has no sibling to wait for: the same result without `Promise.allSettled` and its promises (each
+    // promise the workflow makes costs a captured stack trace, and a pending one keeps it while the run waits).
+    const only = calls[0]!;
+    return settleToolCall(callCtx, only, argsById.get(only.toolCallId) ?? null).then((s) => stepResult(ctx, [s]));
+  }
+  return settleAll(ctx, callCtx, calls, argsById);
+}
+
+/** Several calls (or none): all at once, each to its end, then the first failure is rethrown. */
+async function settleAll(
+  ctx: StepContext,
+  callCtx: CallContext,
+  calls: CheckedToolCall[],
+  argsById: Map<string, JsonValue>,
+): Promise<SettledStep> {
   // Each call reaches its first command (timer or activity) synchronously, in call order: replay depends on it.
   const outcomes = await Promise.allSettled(
     calls.map((call) => settleToolCall(callCtx, call, argsById.get(call.toolCallId) ?? null)),
   );
   const rejected = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
   if (rejected) throw rejected.reason;
-  const settled = outcomes.map((o) => (o as PromiseFulfilledResult<SettledCall>).value);
+  return stepResult(
+    ctx,
+    outcomes.map((o) => (o as PromiseFulfilledResult<SettledCall>).value),
+  );
+}
+
+/** The step's tool message parts, outcomes, next delta and denial, from its settled calls in call order. */
+function stepResult(ctx: StepContext, settled: SettledCall[]): SettledStep {
   return {
     parts: settled.map((s) => s.part),
     outcomes: settled.map((s) => s.outcome),
@@ -122,16 +145,25 @@ function deltaPart(part: SettledCall['part'], outputId: string | undefined): Tra
 /** Results up to this many bytes travel inline in the next `generate` input. */
 const INLINE_DELTA_BYTES = 16_384;
 
-/** One call: invalid calls are answered at once; approval comes first; then the client or a tool activity. */
-async function settleToolCall(ctx: CallContext, call: CheckedToolCall, args: JsonValue): Promise<SettledCall> {
+/**
+ * One call: invalid calls are answered at once; approval comes first; then the client or a tool activity. Not
+ * `async` itself, so a call that needs no approval costs no promise of its own; what happens after an approval keeps
+ * its awaits as released (commands issued after an await must keep their order under replay).
+ */
+function settleToolCall(ctx: CallContext, call: CheckedToolCall, args: JsonValue): Promise<SettledCall> {
   // Tool routing (a routed run's searchTools/callTool, marked by the generate activity; never in older histories).
-  if (call.route) return await settleRoutedCall(ctx, call, call.route);
+  if (call.route) return settleRoutedCall(ctx, call, call.route);
   if (call.status === 'invalid')
-    return answer(ctx, call, { type: 'error-text', value: call.error }, 'invalid', call.error);
-  if (call.needsApproval) {
-    const denial = await awaitApproval(ctx, call, args);
-    if (denial !== undefined) return answer(ctx, call, { type: 'execution-denied', reason: denial }, 'denied', denial);
-  }
+    return Promise.resolve(answer(ctx, call, { type: 'error-text', value: call.error }, 'invalid', call.error));
+  if (call.needsApproval) return settleApprovedCall(ctx, call, args);
+  if (call.clientSide) return awaitClientResult(ctx, call, args);
+  return executeCall(ctx, call, args);
+}
+
+/** A call that needs approval: waits for the decision, then runs (or is answered as denied). */
+async function settleApprovedCall(ctx: CallContext, call: ValidCall, args: JsonValue): Promise<SettledCall> {
+  const denial = await awaitApproval(ctx, call, args);
+  if (denial !== undefined) return answer(ctx, call, { type: 'execution-denied', reason: denial }, 'denied', denial);
   if (call.clientSide) return await awaitClientResult(ctx, call, args);
   return await executeCall(ctx, call, args);
 }
@@ -277,7 +309,7 @@ async function executeCall(ctx: CallContext, call: ValidCall, args: JsonValue): 
   const { toolCallId, toolName } = call;
   const slot = ctx.slots.acquire();
   if (slot) await slot;
-  const { executeTool } = proxyActivities<Activities>(toolActivityOptions(ctx.description, call));
+  const { executeTool } = toolProxy(ctx.description, call);
   const mcp = state.listingRefs();
   state.toolStarted(step, call);
   let result;
@@ -316,6 +348,17 @@ async function executeCall(ctx: CallContext, call: ValidCall, args: JsonValue): 
     outputId: result.outputId,
     ...(result.staleMcpServers ? { staleMcpServers: result.staleMcpServers } : {}),
   };
+}
+
+/**
+ * The call's `executeTool`: a local activity when the checked call says `local: true` (see `PATCHES.localTools`),
+ * else an activity with the tool's options.
+ */
+function toolProxy(description: AgentDescription, call: ValidCall): Pick<Activities, 'executeTool'> {
+  if (call.activity?.local === true && patched(PATCHES.localTools)) {
+    return proxyLocalActivities<Activities>(localToolActivityOptions(call));
+  }
+  return proxyActivities<Activities>(toolActivityOptions(description, call));
 }
 
 function reissueLimit(): { type: 'error-text'; value: string } {

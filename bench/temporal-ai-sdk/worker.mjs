@@ -1,15 +1,19 @@
 // A worker for Temporal's @temporalio/ai-sdk, started by bench/run.ts as a child process from this folder so it
-// loads this folder's own @temporalio/* 1.23 packages. Env: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TASK_QUEUE.
-// Prints one JSON line `{"ready":true}` on stdout once it polls; stops on SIGTERM or when stdin closes.
+// loads this folder's own @temporalio/* 1.23 packages. Env: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TASK_QUEUE,
+// BENCH_MAX_CACHED_WORKFLOWS (optional). Prints one JSON line `{"ready":true}` on stdout once it polls; answers
+// stats requests on stdin (../worker-stats.mjs); stops on SIGTERM or when stdin closes.
 import { readFileSync } from 'node:fs';
 import process from 'node:process';
 import { URL, fileURLToPath } from 'node:url';
 import { AiSdkPlugin } from '@temporalio/ai-sdk';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { lookupOutput } from '../lookup-output.mjs';
+import { instrumentWorkerThreads, serveStats } from '../worker-stats.mjs';
 import { scriptedProvider } from './scripted-model.mjs';
 
+instrumentWorkerThreads();
 Runtime.install({ logger: new DefaultLogger('WARN') });
+const maxCachedWorkflows = process.env.BENCH_MAX_CACHED_WORKFLOWS;
 const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS });
 const worker = await Worker.create({
   connection,
@@ -18,10 +22,10 @@ const worker = await Worker.create({
   workflowsPath: fileURLToPath(new URL('./workflows.mjs', import.meta.url)),
   activities: { lookup: async (input) => lookupOutput(input) },
   plugins: [new AiSdkPlugin({ modelProvider: scriptedProvider })],
+  ...(maxCachedWorkflows ? { maxCachedWorkflows: Number(maxCachedWorkflows) } : {}),
 });
 // The parent going away closes our stdin: stop then too, so no worker is left behind.
-process.stdin.on('end', () => worker.shutdown());
-process.stdin.resume();
+serveStats(() => worker.shutdown());
 const running = worker.run();
 process.stdout.write(`${JSON.stringify({ ready: true, versions: versions() })}\n`);
 await running;

@@ -4,6 +4,7 @@ import { truncateUtf8, utf8Length } from '../protocol/bytes.js';
 import { validateToolRoutingConfig } from '../routing/validate-config.js';
 import type { Retriever } from '../tool/retriever/types.js';
 import type { ToolApiEntry } from '../tool/tool-manager.js';
+import { checkAgentLocalTools } from '../tool/local-tool.js';
 import { ToolManager } from '../tool/tool-manager.js';
 import type { AnyTool } from '../tool/tool.js';
 import type { ToolItem } from '../tool/toolkit.js';
@@ -100,6 +101,8 @@ export class Agent {
     this.toolManager = new ToolManager(Array.isArray(options.tools) ? options.tools : []);
     for (const toolkit of options.toolkits ?? []) this.toolManager.addToolkit(toolkit);
     if (typeof options.tools === 'function') this.dynamicTools = options.tools;
+    // Local activities as the tools' default: every static tool must be able to run locally, or opt out.
+    checkAgentLocalTools(this.name, options.activity?.tools, this.toolManager.getAllBaseTools());
   }
 
   /** Adds static tools or toolkits (same conflict rules as the tool manager). */

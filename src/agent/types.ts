@@ -79,7 +79,10 @@ export interface AgentOptions {
   approval?: AgentApprovalOptions;
   /**
    * Temporal activity options for this agent's runs: `generate` for each model call (default: 5 minutes, heartbeat
-   * 30 s, 8 attempts), `tools` as defaults under each tool's own `activity` options.
+   * 30 s, 8 attempts), `tools` as defaults under each tool's own `activity` options. `tools: { local: true }` runs
+   * the agent's tools as local activities (see `ToolActivityOptions.local`): a static tool that cannot (streaming,
+   * approval, client-side) must say `activity: { local: false }`; MCP tools and per-run tools that cannot run
+   * locally keep their own activity.
    */
   activity?: { generate?: GenerateActivityOptions; tools?: ToolActivityOptions };
   /**

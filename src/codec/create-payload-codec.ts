@@ -85,11 +85,15 @@ export class DurableAgentPayloadCodec implements PayloadCodec {
 
   /** Encodes payloads; `context` (given by Temporal) is the namespace and workflow they are bound to. */
   async encode(payloads: Payload[], context?: SerializationContext): Promise<Payload[]> {
+    // Neither compressing nor encrypting (the default without keys): every payload is left as is.
+    if (this.compression === 'none' && this.keyRing?.currentKeyId === undefined) return payloads;
     return await Promise.all(payloads.map((payload) => this.encodeOne(payload, context)));
   }
 
   /** Decodes payloads, refusing any bound to another workflow than `context`'s. */
   async decode(payloads: Payload[], context?: SerializationContext): Promise<Payload[]> {
+    // Plain payloads that this codec accepts as they are (most of them, without keys) need no work each.
+    if (this.allowPlaintext && payloads.every(isPlain)) return payloads;
     return await Promise.all(payloads.map((payload) => this.decodeOne(payload, context)));
   }
 
@@ -168,6 +172,22 @@ function plaintextRefused(encoding: string | undefined): PayloadCodecError {
       `that was open before encryption was turned on has closed. A payload nobody should have sent (a forged ` +
       `signal) is applied if you allow plaintext: reset or terminate its run instead.`,
   );
+}
+
+const GZIP_BYTES = utf8(ENCODING_GZIP);
+const ENCRYPTED_BYTES = utf8(ENCODING_ENCRYPTED);
+
+/** A payload with no codec layer of ours: not gzip, not encrypted (external payloads are passed through too). */
+function isPlain(payload: Payload): boolean {
+  if (payload.externalPayloads?.length) return true;
+  const encoding = payload.metadata?.encoding;
+  return !encoding || (!sameBytes(encoding, GZIP_BYTES) && !sameBytes(encoding, ENCRYPTED_BYTES));
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function utf8(value: string): Uint8Array {

@@ -43,6 +43,9 @@ export function workerPayloadCodec(codecs: readonly PayloadCodec[]): PayloadCode
       if (context?.type !== 'workflow' || asyncLocalStorage.getStore() !== undefined) {
         return await decodeChain(payloads, context);
       }
+      // Decoded together when none is refused (nearly always); one at a time only to find the refused ones.
+      const together = await decodeChain(payloads, context).catch(() => undefined);
+      if (together) return together;
       return await Promise.all(
         payloads.map(async (payload) => {
           try {

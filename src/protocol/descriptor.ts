@@ -13,7 +13,18 @@ export interface ToolActivityOptions {
     maximumInterval?: string | number;
     nonRetryableErrorTypes?: string[];
   };
+  /**
+   * Run the tool's activity on another task queue (workers with a GPU, say). It then loses eager dispatch: each call
+   * waits for a task round trip through the server instead of starting on this worker at once.
+   */
   taskQueue?: string;
+  /**
+   * Run the tool as a local activity: inside the run's workflow task on the worker that runs it, with no task round
+   * trip (about a third of a short step's time). The price: no heartbeats, so no checkpoints or progress (streaming
+   * tools are refused) and slower cancellation (it reaches the tool at the next workflow task heartbeat, up to ~10 s).
+   * For short tools only; refused for streaming tools, tools needing approval and client-side tools.
+   */
+  local?: boolean;
 }
 
 /**
@@ -80,6 +91,12 @@ export interface AgentDescription {
   mcp?: { servers: string[]; elicitationTimeoutMs?: number };
   /** The run's tool routing when the agent or the run configures it (version 2; absent: no routing). */
   routing?: ToolRoutingDescription;
+  /**
+   * Since v0.2.0: the worker that described the agent cached the run's first messages under this id, so the first
+   * model call needs no transcript query. The workflow echoes it in that call's `mark` (position 0): a worker whose
+   * copy came from another attempt of `describeAgent` (a retriever that answered differently) reads the run instead.
+   */
+  seedId?: string;
 }
 
 /** The run-scoped data given to tools, hooks and approval functions. Serializable: it is stored in history. */

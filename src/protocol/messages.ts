@@ -24,6 +24,14 @@ export function initialMessages(input: string | TranscriptMessage[]): Transcript
   return typeof input === 'string' ? [{ role: 'user', content: input }] : [...input];
 }
 
+/**
+ * A run's first messages: the system prompt (when not blank), then the input. The workflow records them; the worker
+ * that described the agent caches the same (see `AgentDescription.seedId`).
+ */
+export function firstMessages(systemPrompt: string, input: TranscriptMessage[]): TranscriptMessage[] {
+  return systemPrompt.trim() !== '' ? [{ role: 'system', content: systemPrompt }, ...input] : [...input];
+}
+
 /** The text of an assistant message (its text parts joined), or '' when it has none. */
 export function assistantText(message: TranscriptMessage | undefined): string {
   if (!message || message.role !== 'assistant') return '';

@@ -107,6 +107,17 @@ export async function validateSchema<T = unknown>(schema: ToolSchema, value: unk
  * A schema that cannot be described becomes `{}` ("any value") with a warning, rather than failing the agent.
  */
 export function toJsonSchema(schema: ToolSchema, io: 'input' | 'output' = 'input'): JsonObject {
+  // Schemas do not change: convert each once (every model call of a durable run offers its tools again), and hand
+  // out copies, which callers may change.
+  let json = converted[io].get(schema);
+  if (!json) converted[io].set(schema, (json = convert(schema, io)));
+  return structuredClone(json);
+}
+
+/** JSON Schemas already converted, by schema object. */
+const converted = { input: new WeakMap<object, JsonObject>(), output: new WeakMap<object, JsonObject>() };
+
+function convert(schema: ToolSchema, io: 'input' | 'output'): JsonObject {
   try {
     if (isZodSchema(schema)) {
       return z.toJSONSchema(schema, { target: 'draft-7', io, unrepresentable: 'any' }) as JsonObject;

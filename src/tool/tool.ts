@@ -2,6 +2,7 @@ import type { ModelMessage } from 'ai';
 import type { ToolResultOutput } from '../protocol/messages.js';
 import type { ToolActivityOptions } from '../protocol/descriptor.js';
 import { getGlobalLogger, type Logger } from '../logger.js';
+import { checkLocalTool } from './local-tool.js';
 import { isToolSchema, type InferSchemaInput, type InferSchemaOutput, type ToolSchema } from './schema.js';
 
 export type { ToolActivityOptions } from '../protocol/descriptor.js';
@@ -138,7 +139,10 @@ export interface ToolOptions<P extends ToolSchema = ToolSchema, O extends ToolSc
     toolCallId: string;
   }) => ToolResultOutput | PromiseLike<ToolResultOutput>;
   hooks?: ToolHooks;
-  /** Durable extra: timeouts, heartbeat and retry policy of this tool's activity. Plain JSON. */
+  /**
+   * Durable extra: timeouts, heartbeat and retry policy of this tool's activity, or `local: true` to run it as a
+   * local activity (short tools; throws `LocalToolError` for streaming, approval and client-side tools). Plain JSON.
+   */
   activity?: ToolActivityOptions;
   /**
    * Runs the tool. Omit it for a client-side tool (the caller submits the result). May return a value, a
@@ -188,6 +192,8 @@ export class Tool<P extends ToolSchema = ToolSchema, O extends ToolSchema | unde
     this.hooks = options.hooks;
     this.activity = options.activity;
     this.execute = options.execute;
+    // `activity: { local: true }` on a tool a local activity cannot run: refused now, not at its first call.
+    checkLocalTool(this);
   }
 
   /**

@@ -52,7 +52,11 @@ export interface AgentWorkerOptions extends TemporalConnectionOptions {
   workflowBundle?: WorkerOptions['workflowBundle'];
   /**
    * Anything else Temporal's `Worker.create` takes (concurrency limits, interceptors, sinks, shutdown times, more
-   * plugins, …). Unset heartbeat and shutdown settings get `AGENT_WORKER_DEFAULTS`.
+   * plugins, …). Unset heartbeat and shutdown settings get `AGENT_WORKER_DEFAULTS`. Two settings to leave alone
+   * (docs/performance.md): never `maxCachedWorkflows: 0` (every workflow task of every run would replay its whole
+   * history), and keep eager activity dispatch (`maxEagerActivityReservationsPerWorkflowTask` above 0): it hands each
+   * step's model call and tool call to this worker with the workflow task's completion, without a task round trip.
+   * Size `maxCachedWorkflows` for the runs that wait at once instead (a waiting run costs tens of KB).
    */
   worker?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowsPath'>>;
 }

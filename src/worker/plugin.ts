@@ -19,7 +19,7 @@ import { createActivitySpanInterceptor } from '../telemetry/activity-spans.js';
 import type { AgentTelemetry } from '../telemetry/agent-telemetry.js';
 import { telemetryFromEnv } from '../telemetry/telemetry-from-env.js';
 import { AgentPluginError } from './errors/agent-plugin-error.js';
-import { USER_WORKFLOWS_ALIAS, combinedWorkflowsPath, workflowsPath } from './workflow-paths.js';
+import { USER_WORKFLOWS_ALIAS, agentPreloadModules, combinedWorkflowsPath, workflowsPath } from './workflow-paths.js';
 
 /** Options of {@link DurableAgentPlugin}. */
 export interface DurableAgentPluginOptions {
@@ -57,7 +57,10 @@ export interface DurableAgentPluginOptions {
  * Worker settings agents rely on, applied only where the worker's own options leave them unset. Streaming tools
  * record each yield as a heartbeat, so heartbeats are flushed promptly (a crash loses at most one step). A worker
  * asked to stop lets running tools finish for 30 s instead of aborting them at once (Temporal's default is 0, so a
- * tool interrupted by a deploy runs again on the next worker); 10 s later it gives up.
+ * tool interrupted by a deploy runs again on the next worker); 10 s later it gives up. Workflow cache and eager
+ * activity dispatch keep Temporal's defaults on purpose: never set `maxCachedWorkflows: 0` (every task would replay
+ * its run's whole history) nor turn eager dispatch off (each step would wait for task round trips); see
+ * docs/performance.md to size the cache for runs that wait.
  */
 export const AGENT_WORKER_DEFAULTS = {
   maxHeartbeatThrottleInterval: '200ms',
@@ -165,11 +168,12 @@ export class DurableAgentPlugin extends SimplePlugin {
 
   /**
    * Bundles `agentRun` with the worker's own workflows: the entry becomes `workflows/with-user-workflows`, which
-   * re-exports the worker's `workflowsPath` (aliased) and `agentRun`. Workflow interceptors of the tracing are added.
+   * re-exports the worker's `workflowsPath` (aliased) and `agentRun`. Workflow interceptors of the tracing are added,
+   * and the agent workflow's modules are preloaded (shared by every run, see `agentPreloadModules`).
    */
   override configureBundler(options: BundleOptions): BundleOptions {
     const traced = this.telemetry ? this.telemetry.temporalPlugin.configureBundler(options) : options;
-    const configured = super.configureBundler(traced);
+    const configured = withAgentPreload(super.configureBundler(traced));
     const agentOnly = workflowsPath();
     if (configured.workflowsPath === agentOnly || configured.workflowsPath === combinedWorkflowsPath()) {
       return configured;
@@ -198,6 +202,13 @@ export class DurableAgentPlugin extends SimplePlugin {
     worker.run = () => run().finally(() => this.mcp.close());
     return worker;
   }
+}
+
+/** Bundler options that preload the agent workflow's modules (once, whatever else the options preload). */
+function withAgentPreload(options: BundleOptions): BundleOptions {
+  const preload = [...(options.preloadModules ?? [])];
+  for (const module of agentPreloadModules()) if (!preload.includes(module)) preload.push(module);
+  return { ...options, preloadModules: preload };
 }
 
 function withDefaults(options: WorkerOptions): WorkerOptions {

@@ -19,6 +19,16 @@ export function combinedWorkflowsPath(): string {
   return packageFile('workflows/with-user-workflows');
 }
 
+/**
+ * Modules of the agent workflow that every run of a worker can share: the loop and the protocol it imports. The
+ * workflow sandbox otherwise evaluates each module once per cached run (its closures, classes and export getters
+ * are per-run copies, about half of a waiting run's memory); preloaded modules are evaluated once, before any run,
+ * and frozen. They hold no state of a run at module level (keep it so: state lives in `AgentRunState`).
+ */
+export function agentPreloadModules(): string[] {
+  return [packageFile('workflows/agent-run')];
+}
+
 function packageFile(stem: string): string {
   for (const ext of ['ts', 'js']) {
     const path = fileURLToPath(new URL(`../../${stem}.${ext}`, import.meta.url));

@@ -4,6 +4,11 @@ import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, type WorkflowBundleWithSourceMap, bundleWorkflowCode } from '@temporalio/worker';
 import { inject } from 'vitest';
+import {
+  agentPreloadModules,
+  combinedWorkflowsPath,
+  workflowsPath as agentWorkflowsPath,
+} from '../../src/worker/workflow-paths.js';
 
 /** Where the suite's Temporal server listens, as provided by the global setup. */
 export function testServer(): { address: string; namespace: string } {
@@ -46,12 +51,18 @@ const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
 
 /**
  * Bundles a workflows file once per test file (this module is loaded fresh in every file) and hands the same
- * bundle to every worker and replayer: bundling takes seconds, creating a worker from a bundle does not.
+ * bundle to every worker and replayer: bundling takes seconds, creating a worker from a bundle does not. The agent
+ * workflow's entries are bundled as the agent plugin bundles them (its modules preloaded, shared by every run).
  */
 export function bundleWorkflows(workflowsPath: string): Promise<WorkflowBundleWithSourceMap> {
   let bundle = bundles.get(workflowsPath);
   if (!bundle) {
-    bundle = bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') });
+    const agentEntry = workflowsPath === agentWorkflowsPath() || workflowsPath === combinedWorkflowsPath();
+    bundle = bundleWorkflowCode({
+      workflowsPath,
+      logger: new DefaultLogger('WARN'),
+      ...(agentEntry ? { preloadModules: agentPreloadModules() } : {}),
+    });
     bundles.set(workflowsPath, bundle);
   }
   return bundle;

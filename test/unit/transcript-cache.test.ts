@@ -152,4 +152,31 @@ describe('TranscriptCache', () => {
     const cache = new TranscriptCache({}, query);
     await expect(cache.read(ref, 3)).rejects.toThrow('Run wf returned 1 of 3 transcript messages.');
   });
+  it('serves the first messages describeAgent seeded without a query, unless the run recorded another seed', async () => {
+    const system: TranscriptMessage = { role: 'system', content: 'Be brief.' };
+    const { queries, query } = fakeRun([system, user]);
+    const cache = new TranscriptCache({}, query);
+    cache.seed(ref, [system, user], run, 'seed-1');
+    const read = await cache.read(ref, 2, { mark: { at: 0, responseId: 'seed-1' } });
+    expect(read).toEqual({ messages: [system, user], run });
+    expect(queries).toEqual([]);
+    // Another attempt of describeAgent was recorded (its retriever answered differently): read the run.
+    cache.seed(ref, [{ role: 'system', content: 'stale prompt' }, user], run, 'seed-attempt-1');
+    expect((await cache.read(ref, 2, { mark: { at: 0, responseId: 'seed-2' } })).messages).toEqual([system, user]);
+    expect(queries).toEqual([[0, 2]]);
+  });
+
+  it('forgets a run that waits for a person: its next read asks the run', async () => {
+    const transcript = [user, assistant('A')];
+    const { queries, query } = fakeRun(transcript);
+    const cache = new TranscriptCache({}, query);
+    await cache.read(ref, 1);
+    cache.append(ref, 1, [assistant('A')], 'resp-1');
+    cache.forget(ref);
+    expect((await cache.read(ref, 2, { mark: { at: 1, responseId: 'resp-1' } })).messages).toEqual(transcript);
+    expect(queries).toEqual([
+      [0, 1],
+      [0, 2],
+    ]);
+  });
 });
