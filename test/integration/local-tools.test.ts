@@ -17,7 +17,7 @@ import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
 import { createTool } from '../../src/tool/tool.js';
 import { workflowsPath } from '../../src/worker/create-agent-worker.js';
 import { PATCHES } from '../../workflows/patches.js';
-import { activityCounts, toolResultsSeen, withAgentWorker } from '../support/agent-harness.js';
+import { activityCounts, recordHistory, toolResultsSeen, withAgentWorker } from '../support/agent-harness.js';
 import { scheduledActivities, type History } from '../support/history.js';
 import { bundleWorkflows, createTestEnv, testServer, uniqueTaskQueue } from '../support/temporal.js';
 
@@ -88,6 +88,7 @@ describe('local tools in a durable run', () => {
         ['r1', { type: 'json', value: { key: 'b', from: 'activity' } }],
         ['l2', { type: 'json', value: { key: 'c', from: 'local' } }],
       ]);
+      await recordHistory('local-tools-mixed', env, run.handle.workflowId);
       return await run.handle.fetchHistory();
     });
     expect(executed.sort()).toEqual(['local:a', 'local:c', 'remote:b']);
@@ -134,6 +135,7 @@ describe('local tools in a durable run', () => {
         { type: 'text', value: 'p' },
         { type: 'text', value: 'sent s' },
       ]);
+      await recordHistory('local-tools-agent-default-approval', env, run.handle.workflowId);
       return await run.handle.fetchHistory();
     });
     // `send` ran as an activity after its approval; `plain` as a local activity.
@@ -200,6 +202,7 @@ describe('a worker killed while a local tool runs', () => {
       expect(new Set(starts.map((l) => l.split(' ')[2])).size).toBe(1);
       expect(log.filter((l) => l.startsWith('slow-end'))).toHaveLength(1);
       expect(result.toolResults.map((r) => r.output)).toEqual([{ type: 'text', value: 'slow done' }]);
+      await recordHistory('local-tools-worker-killed', env, run.handle.workflowId);
       const history = await run.handle.fetchHistory();
       expect(scheduledActivities(history).filter((type) => type === 'executeTool')).toHaveLength(0);
       expect(activityCounts(history)).toMatchObject({ executeTool: 1 });
