@@ -1,10 +1,12 @@
-// The example agents that `worker.ts` hosts and the demo runs. They show the durable features: a read-only tool,
-// a tool that needs a person's approval, a streaming tool that resumes from its last checkpoint, and reasoning.
+// The example agents that `worker.ts` hosts and the demo runs. The assistant shows the durable features: a read-only
+// tool, a tool that needs a person's approval, a streaming tool that resumes from its last checkpoint, and reasoning.
+// The concierge shows tool routing: its model sees `searchTools` and `callTool`, and reaches a pool of tools by search.
 import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
 import { Agent } from '../src/agent/agent.js';
 import { createTool } from '../src/tool/tool.js';
 import { createReasoningTools } from '../src/tool/reasoning/index.js';
+import { conciergeTools } from './concierge-tools.js';
 
 const CITY_WEATHER: Record<string, { tempC: number; conditions: string }> = {
   paris: { tempC: 14, conditions: 'light rain' },
@@ -74,8 +76,39 @@ export function createAssistant(model: string): Agent {
   });
 }
 
+/** The concierge's tools, all pooled: the weather, an email that needs approval, and its own read-only tools. */
+export const CONCIERGE_TOOLS = [getWeather, sendEmail, ...conciergeTools];
+
+/**
+ * Builds the routed concierge on the given model and embedding model (`provider/model`). Its tools are pooled:
+ * the model sees only `searchTools` and `callTool`, finds a tool by describing what it needs, and calls it through
+ * `callTool` (an approval-gated tool such as `send_email` still waits for a person).
+ */
+export function createConcierge(model: string, embedding: string): Agent {
+  return new Agent({
+    name: 'concierge',
+    instructions:
+      'You are a travel and office concierge. Find the tool you need with searchTools, then run it with callTool.',
+    model,
+    tools: CONCIERGE_TOOLS,
+    toolRouting: { embedding, topK: 3 },
+    maxSteps: 6,
+  });
+}
+
 /** The model the examples use: `AGENT_MODEL`, else OpenAI when a key is set, else the offline stand-in. */
 export function exampleModel(env: NodeJS.ProcessEnv = process.env): string {
   if (env.AGENT_MODEL) return env.AGENT_MODEL;
   return env.OPENAI_API_KEY ? 'openai/gpt-4o-mini' : 'offline/demo';
+}
+
+/**
+ * The embedding model the concierge's tool search uses: `AGENT_EMBEDDING_MODEL`, else OpenAI's when the examples'
+ * model is a real one with a key, else `offline/hashed-bow` (a hashed bag of words: offline and instant, but it
+ * matches words, not meanings).
+ */
+export function exampleEmbeddingModel(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.AGENT_EMBEDDING_MODEL) return env.AGENT_EMBEDDING_MODEL;
+  const offline = exampleModel(env).startsWith('offline/');
+  return env.OPENAI_API_KEY && !offline ? 'openai/text-embedding-3-small' : 'offline/hashed-bow';
 }

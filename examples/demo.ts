@@ -1,13 +1,15 @@
 // `npm run demo`: the whole durable flow in one command, no API key needed. It starts (or uses) a Temporal server,
 // runs `worker.ts` as a child process, starts a run of the example `assistant` that looks up the weather and then
 // wants to send an email, kills the worker with SIGKILL while the run waits for approval, starts a new worker,
-// shows that the run is still waiting, approves the email as a person would, and prints the answer and a summary.
+// shows that the run is still waiting, approves the email as a person would, and prints the answer. Then a short run
+// of the example `concierge`, whose tools are routed (it searches its pool, then calls what it found), and a summary.
 //
 // Options: --interactive (-i) asks you y/n for the approval; --verbose (-v) shows the workers' own logs.
 // Environment: Temporal's own configuration (TEMPORAL_ADDRESS, or a temporal.toml profile with an address, plus
 // TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_*, TEMPORAL_PROFILE); without an address, an embedded dev
 // server with its Web UI (data in .temporal/demo.sqlite). TEMPORAL_TASK_QUEUE; OPENAI_API_KEY / OPENAI_BASE_URL /
-// AGENT_MODEL (else the offline stand-in model).
+// AGENT_MODEL (else the offline stand-in model), AGENT_EMBEDDING_MODEL (the concierge's tool search; else
+// openai/text-embedding-3-small with a key, or the offline hashed bag of words).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -25,13 +27,18 @@ import { describeOrigin } from '../src/connection/describe-connection.js';
 import { resolveConnection } from '../src/connection/resolve-connection.js';
 import { DEFAULT_TASK_QUEUE, type RunEvent } from '../src/protocol/index.js';
 import { startDevServer } from '../src/worker/dev-server.js';
-import { exampleModel } from './agents.js';
+import { CONCIERGE_TOOLS, exampleEmbeddingModel, exampleModel } from './agents.js';
 
 /**
  * What the run is asked. The offline stand-in model matches tools by the words of the request: "weather" picks
  * `get_weather` (city from "in Paris"), then "email" picks `send_email` (subject and body from the quoted text).
  */
 const PROMPT = 'Check the current weather in Paris and email "Paris weather update" to team@example.com.';
+/**
+ * What the routed run is asked. The concierge's model sees only `searchTools` and `callTool`; the offline model
+ * searches with these words, and the offline embedder (a bag of words) finds `get_local_time` by "time".
+ */
+const ROUTED_PROMPT = 'What time is it in Tokyo?';
 const APPROVER = 'demo-user';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WORKER_SCRIPT = join(ROOT, 'worker.ts');
@@ -241,7 +248,118 @@ async function demo(cleanup: Cleanup, watchdog: Watchdog, startedAt: number): Pr
       ),
     );
   }
-  summarize(result, crashed, connection, run.id, startedAt);
+  section('Final answer');
+  say(result.text || style.dim('(no text)'));
+  const routed = await routedRun(client, offline, watchdog);
+  summarize(result, crashed, routed, connection, run.id, startedAt);
+}
+
+/** What the routed run did, for the summary. */
+interface RoutedRun {
+  /** The tools the model called, `callTool`'s as `callTool → <target>`. */
+  calls: string[];
+  /** Activities the run's history scheduled, by type (`embedBatch`, `rankTools`, `executeTool`, ...). */
+  activities: Map<string, number>;
+}
+
+/**
+ * A short run of the concierge, whose tools are routed: the model sees `searchTools` and `callTool`, searches
+ * its pool, and calls the tool it found through `callTool`. Afterwards the run's history shows what the search cost.
+ */
+async function routedRun(client: AgentClient, offline: boolean, watchdog: Watchdog): Promise<RoutedRun> {
+  section('Tool routing');
+  const embedding = exampleEmbeddingModel();
+  say(
+    `Tool routing: the 'concierge' agent has ${CONCIERGE_TOOLS.length} tools, but its model sees only searchTools ` +
+      'and callTool. It searches the pool with words that describe what it needs, then calls the tool it found ' +
+      'through callTool.',
+  );
+  say(
+    embedding === 'offline/hashed-bow'
+      ? `Tool search: ${embedding} — an offline hashed bag of words (it matches words, not meanings). ` +
+          'Set OPENAI_API_KEY for a real embedding model.'
+      : `Tool search: ${embedding}`,
+  );
+  const run = await client.start('concierge', ROUTED_PROMPT, {
+    userId: APPROVER,
+    workflow: { workflowExecutionTimeout: '10 minutes' },
+  });
+  say(`Started run ${style.bold(run.id)} of agent 'concierge':`);
+  say(`  "${ROUTED_PROMPT}"`);
+  say(style.dim('Events as the run records them:'));
+  const format = createEventFormatter({ style });
+  const calls: string[] = [];
+  for await (const event of run.events({ signal: watchdog.signal })) {
+    say(`  ${format(event)}`);
+    if (event.type === 'tool-call') calls.push(routedCallName(event.toolName, event.args));
+    if (event.type === 'approval-requested') {
+      // A real model may reach send_email through callTool: it waits for a person like a direct call. This part of
+      // the demo sends nothing, so the person says no (the model reads the refusal and answers).
+      const record = await run.deny(event.toolCallId, {
+        approver: APPROVER,
+        reason: 'The routed part of the demo sends nothing.',
+      });
+      if (record) say(`  ${formatDecision(record, style)}`);
+    }
+  }
+  watchdog.throwIfFailed();
+  await watchdog.guard(run.result());
+
+  const { counts: activities, bytes } = await activityHistory(run);
+  const searched = calls.includes('searchTools');
+  const called = calls.some((call) => call.startsWith('callTool'));
+  if (searched && called) {
+    say(
+      `The search ran as activities: embedBatch ×${activities.get('embedBatch') ?? 0} (the tools' texts into the ` +
+        `worker's cache) and rankTools ×${activities.get('rankTools') ?? 0} (the query, then the ranking).`,
+    );
+    say(
+      `The run's history records only counts (${bytes.get('embedBatch') ?? 0} bytes) and the ranking ` +
+        `(${bytes.get('rankTools') ?? 0} bytes), never the vectors.`,
+    );
+  } else if (offline) {
+    throw new Error(
+      `The offline model did not ${searched ? 'call the tool it found through callTool' : 'call searchTools'} for ` +
+        `"${ROUTED_PROMPT}". This is a bug in the demo or the offline model: please report it.`,
+    );
+  } else {
+    say(
+      style.yellow(
+        `\nThe model did not ${searched ? 'call a tool through callTool' : 'search for a tool'}, so tool routing ` +
+          'could not be shown in full. Real models decide for themselves; run again, or try the offline model ' +
+          '(unset OPENAI_API_KEY and AGENT_MODEL).',
+      ),
+    );
+  }
+  return { calls, activities };
+}
+
+/** `callTool → get_local_time` for a call through `callTool`, else the tool's own name. */
+function routedCallName(toolName: string, args: unknown): string {
+  const target = (args as { name?: unknown } | null)?.name;
+  return toolName === 'callTool' && typeof target === 'string' ? `callTool → ${target}` : toolName;
+}
+
+/** A run's activities as its history records them: how many of each type, and the bytes of their results. */
+async function activityHistory(run: AgentRun): Promise<{ counts: Map<string, number>; bytes: Map<string, number> }> {
+  const counts = new Map<string, number>();
+  const bytes = new Map<string, number>();
+  const typeOf = new Map<string, string>();
+  const { events } = await run.handle.fetchHistory();
+  for (const event of events ?? []) {
+    const type = event.activityTaskScheduledEventAttributes?.activityType?.name;
+    if (type && event.eventId != null) {
+      counts.set(type, (counts.get(type) ?? 0) + 1);
+      typeOf.set(String(event.eventId), type);
+    }
+    const completed = event.activityTaskCompletedEventAttributes;
+    const completedType = typeOf.get(String(completed?.scheduledEventId));
+    if (completed && completedType) {
+      const size = (completed.result?.payloads ?? []).reduce((sum, payload) => sum + (payload.data?.length ?? 0), 0);
+      bytes.set(completedType, (bytes.get(completedType) ?? 0) + size);
+    }
+  }
+  return { counts, bytes };
 }
 
 /**
@@ -466,13 +584,11 @@ async function decide(
 function summarize(
   result: AgentRunResult,
   crashed: boolean,
+  routed: RoutedRun,
   connection: Connection,
   runId: string,
   startedAt: number,
 ): void {
-  section('Final answer');
-  say(result.text || style.dim('(no text)'));
-
   section('Summary');
   say(`Steps:      ${result.steps.length} (${result.stopReason}, ${result.finishReason})`);
   for (const step of result.steps) {
@@ -488,6 +604,11 @@ function summarize(
   }
   say(`Tokens:     ${result.usage.totalTokens} (${result.usage.inputTokens} in, ${result.usage.outputTokens} out)`);
   say(`Workers:    ${crashed ? '2 (the first killed with SIGKILL mid-run; the run did not notice)' : '1'}`);
+  const activities = [...routed.activities].map(([type, count]) => `${type} ×${count}`).join(', ');
+  say(
+    `Routed run: concierge — ${routed.calls.join(', ') || 'no tool calls'}` +
+      style.dim(` (activities: ${activities || 'none'})`),
+  );
   say(`Took:       ${((performance.now() - startedAt) / 1000).toFixed(1)} s`);
   if (!connection.embedded) {
     say(

@@ -1,7 +1,8 @@
 // `npm run demo` end to end, as a child process against the suite's Temporal server: the offline model calls
 // get_weather and send_email, the demo SIGKILLs its worker while the run waits for approval, a new worker picks the
-// run up, demo-user approves, and the run finishes. Also the real-model path, through a fake OpenAI server, and
-// the embedded dev server with its Web UI, whose link to the run answers while a person decides.
+// run up, demo-user approves, and the run finishes; then the routed concierge searches its pool and calls the tool
+// it found through callTool. Also the real-model path (chat and embeddings), through a fake OpenAI server, and the
+// embedded dev server with its Web UI, whose link to the run answers while a person decides.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -52,6 +53,16 @@ function inOrder(text: string, patterns: RegExp[]): RegExpExecArray[] {
     from += match!.index + match![0].length;
     return match!;
   });
+}
+
+/** The offered tools' names in a recorded chat completions request. */
+function offeredTools(body: { tools?: Array<{ function?: { name?: string } }> }): Array<string | undefined> {
+  return (body.tools ?? []).map((tool) => tool.function?.name);
+}
+
+/** Minutes between two `YYYY-MM-DD HH:MM` wall-clock times of the same zone. */
+function minutesApart(a: string, b: string): number {
+  return Math.abs(Date.parse(`${a.replace(' ', 'T')}Z`) - Date.parse(`${b.replace(' ', 'T')}Z`)) / 60_000;
 }
 
 function isAlive(pid: number): boolean {
@@ -169,12 +180,41 @@ describe('npm run demo', () => {
         /✓ send_email → \{"sent":true/,
         /finished \(completed, stop\)/,
         /── Final answer\nOffline demo model \(rule-based, no API key\)\. Here is what the tools returned:\n- get_weather: .*light rain.*\n- send_email: \{"sent":true/,
+        // The routed run: the model sees searchTools and callTool, searches, and calls what it found.
+        /── Tool routing\nTool routing: the 'concierge' agent has 10 tools, but its model sees only searchTools and callTool\./,
+        /Tool search: offline\/hashed-bow — an offline hashed bag of words \(it matches words, not meanings\)\./,
+        /Started run agent-concierge-\S+ of agent 'concierge':\n {2}"What time is it in Tokyo\?"/,
+        /run started · agent concierge/,
+        /call searchTools \{"query":"What time is it in Tokyo\?"\}/,
+        /running searchTools/,
+        /✓ searchTools → \{"query":"What time is it in Tokyo\?","selections":\[\{"name":"get_local_time","score":1\}\]/,
+        /call callTool \{"name":"get_local_time","args":\{"city":"Tokyo"\}\}/,
+        /running get_local_time/,
+        /✓ get_local_time → \{"city":"Tokyo","timeZone":"Asia\/Tokyo","localTime":"(\d{4}-\d\d-\d\d \d\d:\d\d)"\}/,
+        /model says: Offline demo model .*\n.*\n {4}- get_local_time: /,
+        /finished \(completed, stop\)/,
+        /The search ran as activities: embedBatch ×1 \(the tools' texts into the worker's cache\) and rankTools ×1/,
+        /The run's history records only counts \((\d+) bytes\) and the ranking \((\d+) bytes\), never the vectors\./,
         /Steps: {6}3 \(completed, stop\)/,
         /Tool calls: 2 — get_weather, send_email/,
         /Approvals: {2}approved send_email by demo-user/,
         /Workers: {4}2 \(the first killed with SIGKILL mid-run/,
+        /Routed run: concierge — searchTools, callTool → get_local_time \(activities: generate ×3, embedBatch ×1, rankTools ×1, executeTool ×1\)/,
       ]);
       const [firstWorker, killed, secondWorker] = [matches[1]!, matches[6]!, matches[8]!];
+      // The world clock read the real clock: Tokyo's time now, give or take the demo's own duration.
+      const tokyoNow = new Date().toLocaleString('sv-SE', {
+        timeZone: 'Asia/Tokyo',
+        dateStyle: 'short',
+        timeStyle: 'short',
+      });
+      expect(minutesApart(matches[23]![1]!, tokyoNow)).toBeLessThanOrEqual(3);
+      // History holds counts and a ranking: ten 256-number vectors would not fit in either.
+      const [countBytes, rankingBytes] = [Number(matches[27]![1]), Number(matches[27]![2])];
+      expect(countBytes).toBeGreaterThan(0);
+      expect(countBytes).toBeLessThan(200);
+      expect(rankingBytes).toBeGreaterThan(0);
+      expect(rankingBytes).toBeLessThan(4_000);
       expect(firstWorker[2]).toBe(taskQueue);
       expect(killed[1]).toBe(firstWorker[1]);
       // Both workers are gone once the demo has exited: the killed one, and the one it stopped at the end.
@@ -201,6 +241,10 @@ describe('npm run demo', () => {
             ],
           },
           { text: 'It is 14 °C with light rain in Paris; I emailed the team.' },
+          // The routed run.
+          { toolCalls: [{ name: 'searchTools', arguments: { query: 'current local time in a city' } }] },
+          { toolCalls: [{ name: 'callTool', arguments: { name: 'get_local_time', args: { city: 'Tokyo' } } }] },
+          { text: 'It is evening in Tokyo.' },
         ],
       });
       const { code, output } = await runDemo(uniqueTaskQueue('demo-openai'), {
@@ -215,10 +259,27 @@ describe('npm run demo', () => {
         /Worker 2 \(pid \d+\) is polling/,
         /approved send_email by demo-user/,
         /── Final answer\nIt is 14 °C with light rain in Paris; I emailed the team\./,
+        /Tool search: openai\/text-embedding-3-small\n/,
+        /call searchTools \{"query":"current local time in a city"\}/,
+        /✓ searchTools → \{"query":"current local time in a city","selections":\[\{"name":"get_local_time"/,
+        /call callTool \{"name":"get_local_time","args":\{"city":"Tokyo"\}\}/,
+        /✓ get_local_time → \{"city":"Tokyo","timeZone":"Asia\/Tokyo"/,
+        /model says: It is evening in Tokyo\./,
+        /The search ran as activities: embedBatch ×1 .* and rankTools ×1/,
         /Workers: {4}2 /,
+        /Routed run: concierge — searchTools, callTool → get_local_time /,
       ]);
-      expect(fake.chatRequests).toHaveLength(3);
+      expect(fake.chatRequests).toHaveLength(6);
       expect(fake.unscriptedRequests).toBe(0);
+      // The routed run's model was offered the two routing tools, not the pool.
+      for (const request of fake.chatRequests.slice(3)) {
+        expect(offeredTools(request.body)).toEqual(['searchTools', 'callTool']);
+      }
+      // Embeddings: one embedBatch request with the pool's ten tool texts, then rankTools embeds only the query.
+      const embeddings = fake.embeddingRequests.map((request) => request.body as { model: string; input: string[] });
+      expect(embeddings.map((body) => body.model)).toEqual(['text-embedding-3-small', 'text-embedding-3-small']);
+      expect(embeddings.map((body) => body.input.length)).toEqual([10, 1]);
+      expect(embeddings[1]!.input).toEqual(['current local time in a city']);
     },
     DEMO_TIMEOUT_MS,
   );
@@ -226,7 +287,9 @@ describe('npm run demo', () => {
   it(
     'says so and exits 0 when a real model does not call the tools',
     async () => {
-      fake = await startOpenAIFakeServer({ chat: [{ text: 'I cannot check the weather, sorry.' }] });
+      fake = await startOpenAIFakeServer({
+        chat: [{ text: 'I cannot check the weather, sorry.' }, { text: 'I cannot tell the time, sorry.' }],
+      });
       const { code, output } = await runDemo(uniqueTaskQueue('demo-no-tools'), {
         OPENAI_API_KEY: 'demo-test-key',
         OPENAI_BASE_URL: fake.baseURL,
@@ -236,9 +299,16 @@ describe('npm run demo', () => {
         /model says: I cannot check the weather, sorry\./,
         /The model did not call get_weather, so the approval and the worker crash could not be shown\./,
         /── Final answer\nI cannot check the weather, sorry\./,
+        /model says: I cannot tell the time, sorry\./,
+        /The model did not search for a tool, so tool routing could not be shown in full\./,
         /Workers: {4}1\n/,
+        /Routed run: concierge — no tool calls \(activities: generate ×1\)/,
       ]);
       expect(output).not.toContain('Killed worker');
+      expect(fake.chatRequests).toHaveLength(2);
+      expect(offeredTools(fake.chatRequests[1]!.body)).toEqual(['searchTools', 'callTool']);
+      // Nothing searched, nothing embedded.
+      expect(fake.embeddingRequests).toHaveLength(0);
     },
     DEMO_TIMEOUT_MS,
   );
