@@ -247,7 +247,7 @@ function finalText(turn: Turn, tools: LanguageModelV4FunctionTool[]): LanguageMo
   const prefix = 'Offline demo model (rule-based, no API key)';
   if (turn.results.length > 0) {
     const lines = turn.results.map(
-      (result) => `- ${result.target ?? result.toolName}: ${describeOutput(result.output)}`,
+      (result) => `- ${result.target ?? result.toolName}: ${describeResult(result.toolName, result.output)}`,
     );
     return { type: 'text', text: `${prefix}. Here is what the tools returned:\n${lines.join('\n')}` };
   }
@@ -260,6 +260,13 @@ function finalText(turn: Turn, tools: LanguageModelV4FunctionTool[]): LanguageMo
     type: 'text',
     text: `${prefix}. ${said}${why}Set OPENAI_API_KEY (and AGENT_MODEL, e.g. openai/gpt-4o-mini) for a real model.`,
   };
+}
+
+/** A search is summarized by what it found (its full result repeats every schema); other results as they are. */
+function describeResult(toolName: string, output: LanguageModelV4ToolResultOutput): string {
+  if (toolName !== SEARCH_TOOLS || output.type.startsWith('error')) return describeOutput(output);
+  const found = searchHits(output).map((hit) => hit.name);
+  return found.length > 0 ? `found ${found.join(', ')}` : 'found no tool';
 }
 
 function describeOutput(output: LanguageModelV4ToolResultOutput): string {

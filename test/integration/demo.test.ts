@@ -191,7 +191,7 @@ describe('npm run demo', () => {
         /call callTool \{"name":"get_local_time","args":\{"city":"Tokyo"\}\}/,
         /running get_local_time/,
         /✓ get_local_time → \{"city":"Tokyo","timeZone":"Asia\/Tokyo","localTime":"(\d{4}-\d\d-\d\d \d\d:\d\d)"\}/,
-        /model says: Offline demo model .*\n.*\n {4}- get_local_time: /,
+        /model says: Offline demo model .*\n {4}- searchTools: found get_local_time\n {4}- get_local_time: /,
         /finished \(completed, stop\)/,
         /The search ran as activities: embedBatch ×1 \(the tools' texts into the worker's cache\) and rankTools ×1/,
         /The run's history records only counts \((\d+) bytes\) and the ranking \((\d+) bytes\), never the vectors\./,

@@ -138,6 +138,9 @@ describe('OfflineDemoModel', () => {
       tools: routingTools,
     });
     expect(done.text).toContain('get_weather: {"tempC":12}');
+    // The search is summarized by what it found, not its whole result (every schema again).
+    expect(done.text).toContain('- searchTools: found get_weather\n');
+    expect(done.text).not.toContain('parametersSchema');
   });
 
   it("honours toolChoice 'none' and a forced tool", async () => {
