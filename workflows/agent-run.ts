@@ -72,7 +72,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
     let stopReason: StopReason = 'max-steps';
     let delta: TranscriptDelta | undefined;
     // The worker that described the agent cached the first messages under `seedId`: the first model call says which
-    // copy the run recorded (an activity input only; runs described before v0.2.0 have no seed and send no mark).
+    // copy the run recorded (an activity input only; runs described before v0.3.0 have no seed and send no mark).
     let mark: TranscriptMark | undefined =
       !input.continuation && description.seedId ? { at: 0, responseId: description.seedId } : undefined;
     while (state.steps.length < maxSteps) {

@@ -92,7 +92,7 @@ export interface AgentDescription {
   /** The run's tool routing when the agent or the run configures it (version 2; absent: no routing). */
   routing?: ToolRoutingDescription;
   /**
-   * Since v0.2.0: the worker that described the agent cached the run's first messages under this id, so the first
+   * Since v0.3.0: the worker that described the agent cached the run's first messages under this id, so the first
    * model call needs no transcript query. The workflow echoes it in that call's `mark` (position 0): a worker whose
    * copy came from another attempt of `describeAgent` (a retriever that answered differently) reads the run instead.
    */

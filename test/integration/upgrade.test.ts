@@ -1,4 +1,4 @@
-// Runs started on the previous release finish on this one. A worker of the frozen v0.1.0 source starts four runs
+// Runs started on earlier releases finish on this one. A worker of each frozen release's source starts four runs
 // and is killed while they wait for approval, run a tool, make a model call between steps, and wait after a
 // continue-as-new; a worker of the current code then replays their histories and finishes them, each side effect
 // exactly once.
@@ -15,7 +15,8 @@ import { killChild as kill, lines, startChildWorker } from '../support/child-wor
 import { createTestEnv, uniqueTaskQueue } from '../support/temporal.js';
 
 const WORKER = fileURLToPath(new URL('../fixtures/upgrade/worker.ts', import.meta.url));
-const PREVIOUS_RELEASE = 'v0.1.0';
+/** Frozen sources in test/fixtures/releases/: runs started on any of them may still be open when this one ships. */
+const PREVIOUS_RELEASES = ['v0.1.0', 'v0.2.0'];
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -57,7 +58,7 @@ async function hasEvent(run: AgentRun, predicate: (e: { type: string; step?: num
   return false;
 }
 
-describe(`upgrade from ${PREVIOUS_RELEASE}`, () => {
+describe.each(PREVIOUS_RELEASES)('upgrade from %s', (PREVIOUS_RELEASE) => {
   it('finishes runs started on the previous release: waiting for approval, mid-tool, between steps, after continue-as-new', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'durable-agent-upgrade-'));
     const ws: Workspace = {
