@@ -85,16 +85,27 @@ export class DurableAgentPayloadCodec implements PayloadCodec {
 
   /** Encodes payloads; `context` (given by Temporal) is the namespace and workflow they are bound to. */
   async encode(payloads: Payload[], context?: SerializationContext): Promise<Payload[]> {
-    // Neither compressing nor encrypting (the default without keys): every payload is left as is.
-    if (this.compression === 'none' && this.keyRing?.currentKeyId === undefined) return payloads;
+    if (this.encodesAsIs()) return payloads;
     return await Promise.all(payloads.map((payload) => this.encodeOne(payload, context)));
   }
 
   /** Decodes payloads, refusing any bound to another workflow than `context`'s. */
   async decode(payloads: Payload[], context?: SerializationContext): Promise<Payload[]> {
-    // Plain payloads that this codec accepts as they are (most of them, without keys) need no work each.
-    if (this.allowPlaintext && payloads.every(isPlain)) return payloads;
+    if (this.decodesAsIs(payloads)) return payloads;
     return await Promise.all(payloads.map((payload) => this.decodeOne(payload, context)));
+  }
+
+  /** True when {@link encode} leaves every payload as it is: neither compressing nor encrypting (no keys). */
+  encodesAsIs(): boolean {
+    return this.compression === 'none' && this.keyRing?.currentKeyId === undefined;
+  }
+
+  /**
+   * True when {@link decode} returns `payloads` as they are: plain payloads that this codec accepts (most of them,
+   * without keys). Synchronous, so a caller can skip the codec's promises for them.
+   */
+  decodesAsIs(payloads: readonly Payload[]): boolean {
+    return this.allowPlaintext && payloads.every(isPlain);
   }
 
   private async encodeOne(payload: Payload, context: SerializationContext | undefined): Promise<Payload> {

@@ -10,6 +10,7 @@ import { getGlobalLogger } from '../logger.js';
 import { isPayloadCodecError, type PayloadCodecErrorCode } from './payload-codec-error.js';
 import { REFUSED_PAYLOAD_KEY, type RefusedPayloadValue } from '../protocol/refused-payload.js';
 import { withPayloadCodec } from './with-payload-codec.js';
+import { DurableAgentPayloadCodec } from './create-payload-codec.js';
 
 // Refusals that no worker, in any configuration, would decode: the payload itself is broken or hostile. Only these
 // may be replaced by a value, because the replacement is recorded in what the workflow did: a payload that another
@@ -28,17 +29,24 @@ const STRUCTURAL: ReadonlySet<PayloadCodecErrorCode> = new Set(['MALFORMED_PAYLO
  */
 export function workerPayloadCodec(codecs: readonly PayloadCodec[]): PayloadCodec {
   const chain = [...codecs];
+  // Temporal decodes with the last codec first.
+  const reversed = [...chain].reverse();
+  // Our own codecs say synchronously when they would hand payloads back as they are (no keys, plain payloads: every
+  // payload of a worker without encryption): those skip the chain's promises, as they would skip its work.
+  const ours = chain.every((codec) => codec instanceof DurableAgentPayloadCodec) ? chain : undefined;
+  const encodesAsIs = ours?.every((codec) => codec.encodesAsIs()) ?? false;
   const decodeChain = async (payloads: Payload[], context?: SerializationContext): Promise<Payload[]> => {
-    // Temporal decodes with the last codec first.
-    for (const codec of [...chain].reverse()) payloads = await codec.decode(payloads, context);
+    for (const codec of reversed) payloads = await codec.decode(payloads, context);
     return payloads;
   };
   return {
     async encode(payloads, context) {
+      if (encodesAsIs) return payloads;
       for (const codec of chain) payloads = await codec.encode(payloads, context);
       return payloads;
     },
     async decode(payloads, context) {
+      if (ours?.every((codec) => codec.decodesAsIs(payloads))) return payloads;
       // An activity's own client (reading a run's transcript, say) must see a failure, never a stand-in value.
       if (context?.type !== 'workflow' || asyncLocalStorage.getStore() !== undefined) {
         return await decodeChain(payloads, context);

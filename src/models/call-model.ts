@@ -17,6 +17,7 @@ import { uniqueToolCallIds } from './unique-tool-call-ids.js';
 import type { Usage } from '../protocol/activity-io.js';
 import type { ResolvedLanguageModel } from './provider-registry.js';
 import { modelCallTelemetry } from '../telemetry/model-call-telemetry.js';
+import { telemetryWhenUnobserved } from './unobserved-telemetry.js';
 
 // The activity that calls the model also classifies its failures; both live behind this one import.
 export { classifyModelError, isAbortError, ModelFailureType } from './classify-model-error.js';
@@ -130,8 +131,9 @@ export async function callModel(options: CallModelOptions): Promise<ModelCallRes
       headers: options.headers,
       maxOutputTokens: options.maxOutputTokens,
       temperature: options.temperature,
-      // Off unless tracing is installed in this process; then the call is a span under the activity's span.
-      telemetry: modelCallTelemetry(),
+      // Off unless tracing is installed in this process; then the call is a span under the activity's span. Without
+      // it, the SDK's own telemetry is skipped outright when nothing listens (see telemetryWhenUnobserved).
+      telemetry: modelCallTelemetry() ?? telemetryWhenUnobserved(),
     });
 
     const toolCalls: RawToolCall[] = result.toolCalls
