@@ -2,23 +2,17 @@
 // options, default, description), when it expires, and the commands that answer it. The request comes from an MCP
 // server: every string of it is made terminal-safe for display, while the printed commands are built from the raw
 // id and field names and shell-quoted, so they answer exactly this question when pasted.
-import type { ElicitationRecord, JsonObject, JsonValue } from '../protocol/index.js';
+import type { ElicitationRecord, JsonObject, JsonValue, RunEventBody } from '../protocol/index.js';
 import { elicitationFields, type ElicitationField } from './elicitation-fields.js';
 import { PLAIN, type Style } from './style.js';
 import { shellQuote, terminalSafe, terminalSafeLine } from './terminal-text.js';
 import { CLI_COMMAND } from './usage.js';
 
 /** An elicitation as its `elicitation-requested` event or `run.state().pendingElicitations` carries it. */
-export interface ElicitationView {
-  id: string;
-  toolCallId: string;
-  toolName: string;
-  serverName: string;
-  message: string;
-  requestedSchema: JsonValue;
+export type ElicitationView = Omit<Extract<RunEventBody, { type: 'elicitation-requested' }>, 'type'> & {
   requestedAt?: string;
   expiresAt?: string;
-}
+};
 
 /** Options of {@link elicitationDetails}. */
 export interface ElicitationFormatOptions {
