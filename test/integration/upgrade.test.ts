@@ -38,7 +38,10 @@ let env: TestWorkflowEnvironment;
 beforeAll(async () => {
   env = await createTestEnv();
 });
+/** Every worker started, so a test that timed out (its `finally` still waiting) leaves none behind. */
+const workers = new Set<ChildProcess>();
 afterAll(async () => {
+  await Promise.all([...workers].map((worker) => kill(worker)));
   await env?.teardown();
 });
 
@@ -49,14 +52,16 @@ interface Workspace {
 }
 
 /** Starts a worker of `release` (`current`, or a materialized release's directory) in a child process. */
-function startWorker(release: string, ws: Workspace, releaseDir?: string): Promise<ChildProcess> {
-  return startChildWorker(WORKER, {
+async function startWorker(release: string, ws: Workspace, releaseDir?: string): Promise<ChildProcess> {
+  const worker = await startChildWorker(WORKER, {
     TASK_QUEUE: ws.taskQueue,
     SIDE_EFFECTS: ws.sideEffects,
     RELEASE_FILE: ws.releaseFile,
     RELEASE: release,
     ...(releaseDir ? { RELEASE_DIR: releaseDir, HOLD_MS: String(OLD_HOLD_MS) } : {}),
   });
+  workers.add(worker);
+  return worker;
 }
 
 async function eventually(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 60_000): Promise<void> {
@@ -80,6 +85,32 @@ async function toolResults(run: AgentRun): Promise<unknown[]> {
   return recordedActivities(await run.handle.fetchHistory())
     .filter((a) => a.type === 'executeTool' && a.result !== undefined)
     .map((a) => a.result);
+}
+
+/**
+ * The run's result once it finishes, failing fast (instead of waiting for the run's timeout) if it puts a question to
+ * people other than the one answered: a re-issued or retried call must be answered from the recorded question.
+ */
+async function resultWithoutNewQuestion(run: AgentRun, answeredId: string) {
+  let finished = false;
+  const watch = (async () => {
+    while (!finished) {
+      const others = (await run.state()).pendingElicitations.filter((p) => p.id !== answeredId);
+      if (others.length > 0 && !finished) {
+        throw new Error(
+          `${run.id} asked again as ${others.map((p) => p.id).join(', ')} after ${answeredId} was answered`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+  })();
+  try {
+    // The watch ends only by throwing or once the result is in: it never supplies the result itself.
+    return await Promise.race([run.result(), watch.then(() => new Promise<never>(() => undefined))]);
+  } finally {
+    finished = true;
+    await watch.catch(() => undefined);
+  }
 }
 
 async function allEvents(run: AgentRun): Promise<RunEvent[]> {
@@ -158,12 +189,17 @@ describe.concurrent('upgrade', () => {
           await approve.approve('w1', { approver: 'upgrade-test' });
           await continued.approve('w2', { approver: 'upgrade-test' });
           const asked = parked && held ? [parked, held] : [];
+          const questionIds: string[] = [];
           for (const run of asked) {
             const [question] = (await run.state()).pendingElicitations;
+            questionIds.push(question!.id);
             await run.respondToElicitation(question!.id, { action: 'accept', content: { name: 'Katherine' } });
           }
 
-          const results = await Promise.all([approve, midTool, between, continued].map((run) => run.result()));
+          const [results, askedResults] = await Promise.all([
+            Promise.all([approve, midTool, between, continued].map((run) => run.result())),
+            Promise.all(asked.map((run, i) => resultWithoutNewQuestion(run, questionIds[i]!))),
+          ]);
           expect(results.map((r) => r.text)).toEqual([
             'approve done',
             'mid-tool done',
@@ -186,9 +222,9 @@ describe.concurrent('upgrade', () => {
           expect(effects.filter((l) => / quick 2$/.test(l))).toHaveLength(2);
           expect(effects).toContain('current quick 2');
 
-          for (const run of asked) {
+          for (const [i, run] of asked.entries()) {
             const to = run === parked ? 'parked' : 'held';
-            expect((await run.result()).text).toContain(`transferred to ${to}, signed by Katherine`);
+            expect(askedResults[i]!.text).toContain(`transferred to ${to}, signed by Katherine`);
             // The old worker's server asked, then the new worker's (the re-issued or retried call) got the recorded
             // answer: the money moved once, on the new worker.
             expect(effects.filter((l) => l.includes(` transfer-asked ${to}`))).toEqual([
