@@ -129,7 +129,7 @@ describe.concurrent('upgrade', () => {
         const PREVIOUS_RELEASE = release.version;
         const releaseDir = materializeRelease(release);
         const hasMcp = release.mcp;
-        // The worker hosts the MCP agent by the same test on the materialized tree.
+        // worker.ts hosts the MCP agent when this file is in the materialized tree: the same test as the manifest.
         expect(existsSync(join(releaseDir, 'src/mcp/configuration.ts'))).toBe(hasMcp);
         const dir = mkdtempSync(join(tmpdir(), 'durable-agent-upgrade-'));
         const ws: Workspace = {
