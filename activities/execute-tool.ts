@@ -9,7 +9,7 @@ import type { AnyTool, ToolCheckpoint } from '../src/tool/tool.js';
 import type { Agent } from '../src/agent/agent.js';
 import { DEFAULT_MCP_TIMEOUT_MS } from '../src/mcp/server-operations.js';
 import { mcpToolOrigin } from '../src/mcp/tools-from-listing.js';
-import type { McpCallScope } from './mcp-runtime.js';
+import type { McpCallScope } from '../src/worker/runtime/mcp-runtime.js';
 import { CheckpointTooLargeError } from '../src/tool/errors/checkpoint-too-large-error.js';
 import {
   FailureType,
@@ -20,10 +20,15 @@ import {
   type JsonValue,
   type ToolResultOutput,
 } from '../src/protocol/index.js';
-import { type ActivityDependencies, requireAgent, runToolSet, toToolContext } from './dependencies.js';
+import {
+  type ActivityDependencies,
+  requireAgent,
+  runToolSet,
+  toToolContext,
+} from '../src/worker/runtime/dependencies.js';
 import { ElicitationPending, runElicitationHandler } from './mcp-elicitation.js';
-import { startHeartbeating } from './heartbeat.js';
-import { ProgressReporter } from './progress.js';
+import { startHeartbeating } from '../src/worker/runtime/heartbeat.js';
+import { ProgressReporter } from '../src/worker/runtime/progress-reporter.js';
 import { routingLookup, runRouting } from './run-routing.js';
 
 /**

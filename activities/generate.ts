@@ -23,8 +23,13 @@ import {
   type ToolActivityOptions,
   type TranscriptMessage,
 } from '../src/protocol/index.js';
-import { type ActivityDependencies, requireAgent, runToolSet, toToolContext } from './dependencies.js';
-import { startHeartbeating } from './heartbeat.js';
+import {
+  type ActivityDependencies,
+  requireAgent,
+  runToolSet,
+  toToolContext,
+} from '../src/worker/runtime/dependencies.js';
+import { startHeartbeating } from '../src/worker/runtime/heartbeat.js';
 import { capToolCalls, overflowMessage } from './response-limits.js';
 import { checkRoutedCall } from './routed-tool-calls.js';
 import { offeredLookup, runRouting } from './run-routing.js';

@@ -1,16 +1,16 @@
 import type { AgentRegistry } from '../src/agent/registry.js';
 import type { ProviderRegistry } from '../src/models/provider-registry.js';
 import { ToolSearchService } from '../src/routing/tool-search-service.js';
-import { RunToolsCache, type ActivityDependencies } from './dependencies.js';
+import { RunToolsCache, type ActivityDependencies } from '../src/worker/runtime/dependencies.js';
 import { createAuthorizeDecision } from './authorize-decision.js';
 import { createDescribeAgent } from './describe-agent.js';
 import { createExecuteTool } from './execute-tool.js';
 import { createGenerate } from './generate.js';
-import { resolveWorkerLimits, type WorkerLimits } from './limits.js';
+import { resolveWorkerLimits, type WorkerLimits } from '../src/worker/runtime/limits.js';
 import { createMcpListTools } from './mcp-list-tools.js';
-import { McpRuntime } from './mcp-runtime.js';
+import { McpRuntime } from '../src/worker/runtime/mcp-runtime.js';
 import { createEmbedBatch, createRankTools } from './search-tools.js';
-import { TranscriptCache, type TranscriptCacheLimits } from './transcripts.js';
+import { TranscriptCache, type TranscriptCacheLimits } from '../src/worker/runtime/transcript-cache.js';
 
 /** Options of `createActivities`. */
 export interface CreateActivitiesOptions {

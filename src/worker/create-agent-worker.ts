@@ -1,7 +1,7 @@
 import type { PayloadCodec } from '@temporalio/common';
 import { type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import type { WorkerLimits } from '../../activities/limits.js';
-import type { TranscriptCacheLimits } from '../../activities/transcripts.js';
+import type { WorkerLimits } from './runtime/limits.js';
+import type { TranscriptCacheLimits } from './runtime/transcript-cache.js';
 import { type Agent } from '../agent/agent.js';
 import { type AgentRegistry } from '../agent/registry.js';
 import { connectWorker } from '../connection/connect-worker.js';
