@@ -8,6 +8,7 @@ import {
   previewOutput,
   type AgentDescription,
   type CheckedToolCall,
+  type ExecuteToolInput,
   type JsonValue,
   type PendingApproval,
   type RunRef,
@@ -25,7 +26,9 @@ import { searchRequired, searchTools, targetCall } from './tool-search.js';
 import { ToolSlots } from './tool-slots.js';
 
 type Activities = ReturnType<typeof createActivities>;
-type ValidCall = Extract<CheckedToolCall, { status: 'valid' }>;
+/** A checked call; `via` marks a routed `callTool`'s target (see `targetCall`). */
+type SettlingCall = CheckedToolCall & { via?: ExecuteToolInput['via'] };
+type ValidCall = Extract<SettlingCall, { status: 'valid' }>;
 
 // The agent's authorizeDecision hook runs in the workflow task that received the decision.
 const { authorizeDecision } = proxyLocalActivities<Activities>({
@@ -150,7 +153,7 @@ const INLINE_DELTA_BYTES = 16_384;
  * `async` itself, so a call that needs no approval costs no promise of its own; what happens after an approval keeps
  * its awaits as released (commands issued after an await must keep their order under replay).
  */
-function settleToolCall(ctx: CallContext, call: CheckedToolCall, args: JsonValue): Promise<SettledCall> {
+function settleToolCall(ctx: CallContext, call: SettlingCall, args: JsonValue): Promise<SettledCall> {
   // Tool routing (a routed run's searchTools/callTool, marked by the generate activity; never in older histories).
   if (call.route) return settleRoutedCall(ctx, call, call.route);
   if (call.status === 'invalid')
@@ -328,6 +331,7 @@ async function executeCall(ctx: CallContext, call: ValidCall, args: JsonValue): 
         idempotencyKey: `${run.workflowId}:${workflowInfo().firstExecutionRunId}:${step}:${toolCallId}`,
         mark: ctx.mark,
         ...(mcp.length > 0 ? { mcp } : {}),
+        ...(call.via ? { via: call.via } : {}),
       });
       if (result.kind !== 'elicitation-pending') break;
       if (reissues >= MAX_ELICITATION_REISSUES) return answer(ctx, call, reissueLimit(), 'error', reissueLimit().value);

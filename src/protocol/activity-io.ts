@@ -183,6 +183,13 @@ export interface ExecuteToolInput {
   mark?: TranscriptMark;
   /** See {@link GenerateInput.mcp}. */
   mcp?: McpListingRef[];
+  /**
+   * `'callTool'` when this call is a routed run's `callTool` target, as `generate` checked it against the run's
+   * pool and recorded it in the call's route (`toolName` and `args` are the target's name and checked arguments):
+   * the activity looks the target up in the run's pool, without resolving the run's routing again. Absent for a
+   * direct call, and in inputs of workflows before 0.4.0 (their targets are looked up through the routing).
+   */
+  via?: 'callTool';
 }
 
 /**
