@@ -9,6 +9,7 @@ export { USER_WORKFLOWS_ALIAS, combinedWorkflowsPath, workflowsPath } from './wo
 export { resolveTemporalBinary, startDevServer, type DevServer, type DevServerOptions } from './dev-server.js';
 export { createActivities, type CreateActivitiesOptions } from '../../activities/index.js';
 export { DEFAULT_WORKER_LIMITS, type WorkerLimits } from './runtime/limits.js';
+export type { AgentRuntimeOptions } from './runtime/options.js';
 export { McpRuntime } from './runtime/mcp-runtime.js';
 export * from '../models/index.js';
 export * from '../codec/index.js';
