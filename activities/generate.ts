@@ -54,7 +54,7 @@ export function createGenerate(deps: ActivityDependencies) {
         tools: offer.specs,
         abortSignal: ctx.cancellationSignal,
       });
-      const toolCalls = await checkResponseCalls(deps, agent, call, offer, response);
+      const toolCalls = await checkResponseCalls(deps, agent, input, call, offer, response);
       const result = await stepResult(deps, agent, input, response, toolCalls);
       keepOrForget(deps, agent, input, result);
       return result;
@@ -100,6 +100,7 @@ function splitSystemPrompt(messages: TranscriptMessage[]): { system?: string; me
 async function checkResponseCalls(
   deps: ActivityDependencies,
   agent: Agent,
+  input: GenerateInput,
   call: RunCall,
   offer: OfferedTools,
   response: ModelCallResult,
@@ -109,9 +110,10 @@ async function checkResponseCalls(
   const ctx = { ...toToolContext(call.run), messages: [...call.messages, ...response.responseMessages] };
   const check = (lookup: ToolLookup, raw: RawToolCall) => checkCall(lookup, agent, raw, ctx);
   const routing = offer.routing?.enabled ? offer.routing : undefined;
+  const routed = { argsFromCall: input.argsFromCall === true };
   const toolCalls: CheckedToolCall[] = [];
   for (const raw of calls.runnable) {
-    toolCalls.push(routing ? await checkRoutedCall(routing, raw, check) : await check(offer.lookup, raw));
+    toolCalls.push(routing ? await checkRoutedCall(routing, raw, check, routed) : await check(offer.lookup, raw));
   }
   const error = overflowMessage(response.toolCalls.length, cap);
   for (const raw of calls.overflow) toolCalls.push({ ...callId(raw), status: 'invalid', error });

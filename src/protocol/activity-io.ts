@@ -39,6 +39,11 @@ export interface GenerateInput {
   mark?: TranscriptMark;
   /** The MCP listings the run recorded (by version): their tools are offered besides the agent's own. */
   mcp?: McpListingRef[];
+  /**
+   * Set by workflows from 0.4.0 on, which take a routed `callTool` target's arguments from the model's call when
+   * its route carries none (see {@link ToolCallRoute}). Without it (earlier workflows) every route carries them.
+   */
+  argsFromCall?: true;
 }
 
 /** A server's tool listing as a run recorded it, by content version (equal versions list equal tools). */

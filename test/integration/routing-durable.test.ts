@@ -270,6 +270,29 @@ describe('tool routing in a durable run', () => {
     }
   });
 
+  it("counts a callTool target's large argument once: a 0.9 MB argument runs, recorded once in the response", async () => {
+    const executed: string[] = [];
+    const text = 'x'.repeat(900_000);
+    const model = new ScriptedLanguageModel([
+      { toolCalls: [callTool('write_file', { path: '/tmp/big.txt', text }, 'w1')] },
+      { text: 'Written.' },
+    ]);
+    const agent = opsAgent(model, executed, { enforceSearchBeforeCall: false });
+    await withAgentWorker(env, [agent], async ({ start }) => {
+      const run = await start('ops', 'Write the big file.');
+      expect((await run.result()).text).toBe('Written.');
+      expect(executed).toEqual(['write /tmp/big.txt']);
+      const activities = recordedActivities(await run.handle.fetchHistory());
+      const generated = activities.find((a) => a.type === 'generate')!;
+      // The model's response holds the argument; the call's route names the target without a copy of it.
+      const bytes = Buffer.byteLength(JSON.stringify(generated.result), 'utf8');
+      expect(bytes).toBeGreaterThan(900_000);
+      expect(bytes).toBeLessThan(1_000_000);
+      const execution = activities.find((a) => a.type === 'executeTool')!;
+      expect(execution.input).toMatchObject({ toolName: 'write_file', args: { path: '/tmp/big.txt', text } });
+    });
+  });
+
   it("refuses recursion, pool misses and unsearched tools (before the target's args), and coerces JSON strings", async () => {
     const executed: string[] = [];
     const model = new ScriptedLanguageModel([

@@ -194,6 +194,20 @@ describe('checkRoutedCall (generate activity)', () => {
     expect(checked).not.toHaveProperty('route');
   });
 
+  it("leaves the model's own arguments out of a callTool route when the workflow reads them from the call", async () => {
+    const call = raw('callTool', { name: 'tag_items', args: { ids: ['a', 'b'] } });
+    const once = await checkRoutedCall(routed(), call, direct, { argsFromCall: true });
+    expect(once).toMatchObject({ status: 'valid', route: { kind: 'call', target: 'tag_items' } });
+    expect(once.route).not.toHaveProperty('args');
+    // An earlier workflow reads them from the route only.
+    expect(await checkRoutedCall(routed(), call, direct)).toMatchObject({ route: { args: { ids: ['a', 'b'] } } });
+    // Arguments that validation changed (a JSON string parsed) travel in the route.
+    const coerced = raw('callTool', { name: 'tag_items', args: '{"ids":["a"]}' });
+    expect(await checkRoutedCall(routed(), coerced, direct, { argsFromCall: true })).toMatchObject({
+      route: { args: { ids: ['a'] } },
+    });
+  });
+
   it("marks a valid callTool with the target's approval (evaluated on its args), options and validated args", async () => {
     const checked = await checkRoutedCall(
       routed(),
