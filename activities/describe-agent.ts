@@ -17,7 +17,7 @@ import type { Agent } from '../src/agent/agent.js';
 import { describeToolRouting } from '../src/routing/describe-routing.js';
 import type { ToolManager } from '../src/tool/tool-manager.js';
 import { toJsonValue } from '../src/tool/json-safe.js';
-import { type ActivityDependencies, requireAgent, toToolContext } from './dependencies.js';
+import { type ActivityDependencies, requireAgent, toToolContext } from '../src/worker/runtime/dependencies.js';
 import { routingFailure, runRouting } from './run-routing.js';
 
 /**

@@ -1,30 +1,35 @@
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
-import { checkToolCall } from '../src/tool/check-tool-call.js';
-import { runToolPipeline } from '../src/tool/pipeline.js';
-import { getGlobalLogger } from '../src/logger.js';
-import { createToolExecuteOptions } from '../src/tool/execute-options.js';
-import { toJsonValue } from '../src/tool/json-safe.js';
-import type { AnyTool, ToolCheckpoint } from '../src/tool/tool.js';
 import type { Agent } from '../src/agent/agent.js';
 import { DEFAULT_MCP_TIMEOUT_MS } from '../src/mcp/server-operations.js';
 import { mcpToolOrigin } from '../src/mcp/tools-from-listing.js';
-import type { McpCallScope } from './mcp-runtime.js';
-import { CheckpointTooLargeError } from '../src/tool/errors/checkpoint-too-large-error.js';
 import {
-  FailureType,
-  jsonBytes,
   defaultModelOutput,
   type ExecuteToolInput,
   type ExecuteToolResult,
   type JsonValue,
   type ToolResultOutput,
 } from '../src/protocol/index.js';
-import { type ActivityDependencies, requireAgent, runToolSet, toToolContext } from './dependencies.js';
+import { createToolExecuteOptions } from '../src/tool/execute-options.js';
+import { runToolPipeline, type RunToolPipelineInput, type ToolPipelineOutcome } from '../src/tool/pipeline.js';
+import type { AnyTool } from '../src/tool/tool.js';
+import { type ActivityDependencies, requireAgent, toToolContext } from '../src/worker/runtime/dependencies.js';
+import { startHeartbeating } from '../src/worker/runtime/heartbeat.js';
+import type { McpCallScope } from '../src/worker/runtime/mcp-runtime.js';
+import { ProgressReporter } from '../src/worker/runtime/progress-reporter.js';
 import { ElicitationPending, runElicitationHandler } from './mcp-elicitation.js';
-import { startHeartbeating } from './heartbeat.js';
-import { ProgressReporter } from './progress.js';
-import { routingLookup, runRouting } from './run-routing.js';
+import { checkExecutedCall, readRunCall, type RunCall } from './run-call.js';
+import { ToolCheckpoints } from './tool-checkpoints.js';
+import { deniedResult, sizeChecked, toJson, toolErrorResult, type RecordedToolResult } from './tool-results.js';
+
+/** A checked call, ready to run: the run as the activity read it, the tool and its parsed arguments. */
+interface CheckedCall {
+  agent: Agent;
+  input: ExecuteToolInput;
+  call: RunCall;
+  tool: AnyTool;
+  args: unknown;
+}
 
 /**
  * Runs one tool call through the tool library's pipeline (hooks, output validation, overrides, error results).
@@ -33,127 +38,141 @@ import { routingLookup, runRouting } from './run-routing.js';
  */
 export function createExecuteTool(deps: ActivityDependencies) {
   return async function executeTool(input: ExecuteToolInput): Promise<ExecuteToolResult> {
-    const ctx = Context.current();
     const agent = requireAgent(deps, input.agentName);
-    const resumeFrom = lastCheckpoint(ctx.info.heartbeatDetails);
+    const { heartbeatDetails } = Context.current().info;
+    const checkpoints = new ToolCheckpoints(input.toolName, deps.limits.checkpointBytes, heartbeatDetails);
     // Heartbeat from the start (carrying the previous attempt's checkpoint until the tool yields again): reading
     // the transcript after a crash may wait for the run's query to be answered.
-    let checkpoint: ToolCheckpoint | undefined = resumeFrom;
-    const heartbeat = startHeartbeating(() => checkpoint);
+    const heartbeat = startHeartbeating(() => checkpoints.current);
     try {
-      const transcript = await deps.transcripts.read(
-        input.run,
-        input.messageCount,
-        input.mark ? { mark: input.mark } : {},
-      );
-      const tools = await runToolSet(deps, agent, input.run, transcript.run, input.mcp);
-      // A routed run also executes pooled tools (callTool's targets), which an explicit pool may hold unregistered.
-      const routing = runRouting(deps, agent, tools, transcript.run);
-      const check = await checkToolCall(routing ? routingLookup(routing) : tools, input.toolName, input.args);
-      if (check.kind !== 'valid') {
-        // The generate activity checked this call; a mismatch means the worker's tools changed mid-run.
-        return {
-          version: 1,
-          kind: 'error',
-          output: { error: true, message: check.message, toolName: input.toolName },
-          outputId: randomUUID(),
-        };
-      }
-
-      const abortController = new AbortController();
-      const onCancel = () => abortController.abort(ctx.cancellationSignal.reason);
-      if (ctx.cancellationSignal.aborted) onCancel();
-      else ctx.cancellationSignal.addEventListener('abort', onCancel, { once: true });
-
-      const progress = new ProgressReporter(input.run, input.toolCallId, deps.progressIntervalMs);
-      const scope = mcpCallScope(deps, agent, input, check.tool, abortController, progress);
-      try {
-        const outcome = await deps.mcp
-          .withCallScope(scope, () =>
-            runToolPipeline({
-              tool: check.tool,
-              args: check.args,
-              toolCallId: input.toolCallId,
-              agent: { name: agent.name },
-              agentHooks: agent.hooks,
-              ...(resumeFrom ? { resumeFrom } : {}),
-              onPreliminary: (value, seq) => {
-                // The checkpoint is the heartbeat: a retried attempt gets it back as `options.checkpoint`.
-                const json = toJson(value);
-                const bytes = jsonBytes(json);
-                if (bytes > deps.limits.checkpointBytes) {
-                  throw new CheckpointTooLargeError(input.toolName, bytes, deps.limits.checkpointBytes);
-                }
-                checkpoint = { seq, value: json };
-                heartbeat.beat();
-                progress.report(seq, checkpoint.value as JsonValue);
-              },
-              options: createToolExecuteOptions({
-                ...toToolContext(transcript.run),
-                toolName: input.toolName,
-                toolCallId: input.toolCallId,
-                messages: transcript.messages,
-                operationId: input.run.workflowId,
-                abortController,
-                attempt: ctx.info.attempt,
-                ...(resumeFrom ? { checkpoint: resumeFrom } : {}),
-                idempotencyKey: input.idempotencyKey,
-              }),
-            }),
-          )
-          .catch((error: unknown) => {
-            // The tool's MCP server asked a person something and the hold ended: the run waits, then re-issues.
-            const reason: unknown = abortController.signal.reason;
-            if (ElicitationPending.isInstance(reason) && !ctx.cancellationSignal.aborted) return reason;
-            throw error;
-          });
-        if (ElicitationPending.isInstance(outcome)) {
-          return { version: 1, kind: 'elicitation-pending', elicitationId: outcome.elicitationId };
-        }
-        if (outcome.kind === 'denied') {
-          const { error } = outcome;
-          return {
-            version: 1,
-            kind: 'denied',
-            error: {
-              toolName: input.toolName,
-              message: error.message,
-              code: String(error.code),
-              httpStatus: error.httpStatus,
-            },
-          };
-        }
-        const result = sizeChecked(input.toolName, deps.limits.toolOutputBytes, {
-          version: 1,
-          kind: outcome.kind,
-          output: toJson(outcome.output),
-          // Recorded only when it differs from the default encoding, so a large output is stored once.
-          ...(check.tool.toModelOutput ? { modelOutput: outcome.modelOutput } : {}),
-          outputId: randomUUID(),
-        });
-        if (scope) {
-          // An MCP call may have changed the server's tools: the next model call should see the new listing.
-          const stale = await deps.mcp.staleServers(agent, input.run, input.mcp);
-          if (stale.length > 0) result.staleMcpServers = stale;
-        }
-        if (result.kind === 'ok' || result.kind === 'error') {
-          // What the workflow will put in the transcript: the next model call on this worker needs no query.
-          deps.transcripts.rememberToolOutput(
-            input.run,
-            input.toolCallId,
-            result.outputId,
-            (result.modelOutput ? toJson(result.modelOutput) : defaultModelOutput(result.output)) as ToolResultOutput,
-          );
-        }
-        return result;
-      } finally {
-        ctx.cancellationSignal.removeEventListener('abort', onCancel);
-        await progress.stop();
-      }
+      const call = await readRunCall(deps, agent, input);
+      const check = await checkExecutedCall(deps, agent, call, input);
+      // The generate activity checked this call; a mismatch means the worker's tools changed mid-run.
+      if (check.kind !== 'valid') return toolErrorResult(input.toolName, check.message);
+      const checked = { agent, input, call, tool: check.tool, args: check.args };
+      return await runCheckedCall(deps, checked, checkpoints, heartbeat);
     } finally {
       heartbeat.stop();
     }
   };
+}
+
+/** Runs the checked tool, tied to the activity's cancellation, reporting its progress; then records its result. */
+async function runCheckedCall(
+  deps: ActivityDependencies,
+  checked: CheckedCall,
+  checkpoints: ToolCheckpoints,
+  heartbeat: { beat(): void },
+): Promise<ExecuteToolResult> {
+  const { input } = checked;
+  const cancellation = linkedToCancellation(Context.current().cancellationSignal);
+  const progress = new ProgressReporter(input.run, input.toolCallId, deps.progressIntervalMs);
+  const scope = mcpCallScope(deps, checked.agent, input, checked.tool, cancellation.controller, progress);
+  try {
+    const pipeline = pipelineInput(checked, checkpoints, cancellation.controller, (seq, value) => {
+      heartbeat.beat();
+      progress.report(seq, value);
+    });
+    const outcome = await runInMcpScope(deps, scope, cancellation.controller, () => runToolPipeline(pipeline));
+    if (ElicitationPending.isInstance(outcome)) {
+      return { version: 1, kind: 'elicitation-pending', elicitationId: outcome.elicitationId };
+    }
+    if (outcome.kind === 'denied') return deniedResult(input.toolName, outcome.error);
+    return await recordResult(deps, checked, outcome, scope !== undefined);
+  } finally {
+    cancellation.dispose();
+    await progress.stop();
+  }
+}
+
+/** An abort controller for the tool, aborted (with Temporal's reason) when the activity is cancelled. */
+function linkedToCancellation(signal: AbortSignal): { controller: AbortController; dispose(): void } {
+  const controller = new AbortController();
+  const onCancel = () => controller.abort(signal.reason);
+  if (signal.aborted) onCancel();
+  else signal.addEventListener('abort', onCancel, { once: true });
+  return { controller, dispose: () => signal.removeEventListener('abort', onCancel) };
+}
+
+/** The pipeline's input: the tool, its arguments, the agent's hooks and the tool's execute options. */
+function pipelineInput(
+  checked: CheckedCall,
+  checkpoints: ToolCheckpoints,
+  abortController: AbortController,
+  onCheckpoint: (seq: number, value: JsonValue) => void,
+): RunToolPipelineInput {
+  const { agent, input, call } = checked;
+  const resumeFrom = checkpoints.resumeFrom;
+  return {
+    tool: checked.tool,
+    args: checked.args,
+    toolCallId: input.toolCallId,
+    agent: { name: agent.name },
+    agentHooks: agent.hooks,
+    ...(resumeFrom ? { resumeFrom } : {}),
+    // The checkpoint is the heartbeat: a retried attempt gets it back as `options.checkpoint`.
+    onPreliminary: (value, seq) => onCheckpoint(seq, checkpoints.record(value, seq)),
+    options: createToolExecuteOptions({
+      ...toToolContext(call.run),
+      toolName: input.toolName,
+      toolCallId: input.toolCallId,
+      messages: call.messages,
+      operationId: input.run.workflowId,
+      abortController,
+      attempt: Context.current().info.attempt,
+      ...(resumeFrom ? { checkpoint: resumeFrom } : {}),
+      idempotencyKey: input.idempotencyKey,
+    }),
+  };
+}
+
+/**
+ * The result as the run records it, size-checked. After an MCP call, the servers whose tools changed are named (the
+ * next model call should see the new listing); what the model will read is kept for the next model call on this
+ * worker, which then needs no query.
+ */
+async function recordResult(
+  deps: ActivityDependencies,
+  checked: CheckedCall,
+  outcome: Exclude<ToolPipelineOutcome, { kind: 'denied' }>,
+  mcpCall: boolean,
+): Promise<RecordedToolResult> {
+  const { agent, input, tool } = checked;
+  const result = sizeChecked(input.toolName, deps.limits.toolOutputBytes, {
+    version: 1,
+    kind: outcome.kind,
+    output: toJson(outcome.output),
+    // Recorded only when it differs from the default encoding, so a large output is stored once.
+    ...(tool.toModelOutput ? { modelOutput: outcome.modelOutput } : {}),
+    outputId: randomUUID(),
+  });
+  if (mcpCall) {
+    const stale = await deps.mcp.staleServers(agent, input.run, input.mcp);
+    if (stale.length > 0) result.staleMcpServers = stale;
+  }
+  const modelOutput = result.modelOutput ? toJson(result.modelOutput) : defaultModelOutput(result.output);
+  deps.transcripts.rememberToolOutput(input.run, input.toolCallId, result.outputId, modelOutput as ToolResultOutput);
+  return result;
+}
+
+// The MCP call scope and elicitation hold, as one unit (the elicitation rework replaces it).
+
+/**
+ * Runs the pipeline within the MCP call's scope. When the tool's MCP server asked a person something and the hold
+ * ended, the call was aborted with `ElicitationPending`: the run waits, then re-issues the call.
+ */
+async function runInMcpScope(
+  deps: ActivityDependencies,
+  scope: McpCallScope | undefined,
+  abortController: AbortController,
+  run: () => Promise<ToolPipelineOutcome>,
+): Promise<ToolPipelineOutcome | ElicitationPending> {
+  const { cancellationSignal } = Context.current();
+  return await deps.mcp.withCallScope(scope, run).catch((error: unknown) => {
+    const reason: unknown = abortController.signal.reason;
+    if (ElicitationPending.isInstance(reason) && !cancellationSignal.aborted) return reason;
+    throw error;
+  });
 }
 
 /**
@@ -186,43 +205,5 @@ function mcpCallScope(
       abort,
     }),
     onProgress: (update) => progress.report(++seq, toJson(update)),
-  };
-}
-
-function lastCheckpoint(details: unknown): ToolCheckpoint | undefined {
-  if (details && typeof details === 'object' && typeof (details as ToolCheckpoint).seq === 'number') {
-    return details as ToolCheckpoint;
-  }
-  return undefined;
-}
-
-/**
- * Tool outputs are recorded in history as JSON: `toJsonValue` keeps what JSON can carry (and turns a circular
- * reference into a marker instead of failing the activity).
- */
-function toJson(value: unknown): JsonValue {
-  return toJsonValue(value) ?? null;
-}
-
-/**
- * Flags an output that would exceed Temporal's payload limits before it is recorded. The model gets an error
- * naming the tool and the size; the run goes on.
- */
-function sizeChecked(
-  toolName: string,
-  maxBytes: number,
-  result: Extract<ExecuteToolResult, { kind: 'ok' | 'error' }>,
-): Extract<ExecuteToolResult, { kind: 'ok' | 'error' }> {
-  const bytes = jsonBytes(result);
-  if (bytes <= maxBytes) return result;
-  const message =
-    `Tool '${toolName}' returned ${bytes} bytes, over the ${maxBytes}-byte limit for a recorded tool result. ` +
-    'Return a smaller output (a summary, a page of results, or a reference such as a file path or URL).';
-  getGlobalLogger().warn(message);
-  return {
-    version: 1,
-    outputId: result.outputId,
-    kind: 'error',
-    output: { error: true, name: 'ToolOutputTooLargeError', message, toolName, code: FailureType.ToolOutputTooLarge },
   };
 }

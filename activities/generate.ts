@@ -1,16 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
-import type { Agent } from '../src/agent/agent.js';
-import { checkToolCall, type ToolLookup } from '../src/tool/check-tool-call.js';
-import { evaluateNeedsApproval } from '../src/tool/approval.js';
-import { toJsonValue } from '../src/tool/json-safe.js';
-import { toolModelSpec } from '../src/tool/tool-spec.js';
-import { getGlobalLogger } from '../src/logger.js';
 import { ApplicationFailure } from '@temporalio/common';
+import type { Agent } from '../src/agent/agent.js';
+import { getGlobalLogger } from '../src/logger.js';
 import {
   callModel,
   classifyModelError,
   ModelFailureType,
+  type ModelCallResult,
   type RawToolCall,
   type ToolSpec,
 } from '../src/models/call-model.js';
@@ -23,11 +20,17 @@ import {
   type ToolActivityOptions,
   type TranscriptMessage,
 } from '../src/protocol/index.js';
-import { type ActivityDependencies, requireAgent, runToolSet, toToolContext } from './dependencies.js';
-import { startHeartbeating } from './heartbeat.js';
+import type { RunToolRouting } from '../src/routing/resolve-run-routing.js';
+import { evaluateNeedsApproval } from '../src/tool/approval.js';
+import { checkToolCall, type ToolLookup } from '../src/tool/check-tool-call.js';
+import { toJsonValue } from '../src/tool/json-safe.js';
+import { toolModelSpec } from '../src/tool/tool-spec.js';
+import { type ActivityDependencies, requireAgent, toToolContext } from '../src/worker/runtime/dependencies.js';
+import { startHeartbeating } from '../src/worker/runtime/heartbeat.js';
 import { capToolCalls, overflowMessage } from './response-limits.js';
 import { checkRoutedCall } from './routed-tool-calls.js';
-import { offeredLookup, runRouting } from './run-routing.js';
+import { callRouting, readRunCall, type RunCall } from './run-call.js';
+import { offeredLookup } from './run-routing.js';
 import { callActivityOptions } from './tool-activity.js';
 
 /**
@@ -43,53 +46,88 @@ export function createGenerate(deps: ActivityDependencies) {
     // Heartbeat from the start: reading the transcript after a crash may wait for the run's query to be answered.
     const heartbeat = startHeartbeating();
     try {
-      return await generateStep(deps, ctx, agent, input);
+      const call = await readRunCall(deps, agent, input);
+      const offer = offeredTools(deps, agent, call);
+      const response = await callModel({
+        model: resolveModel(deps, agent),
+        ...splitSystemPrompt(call.messages),
+        tools: offer.specs,
+        abortSignal: ctx.cancellationSignal,
+      });
+      const toolCalls = await checkResponseCalls(deps, agent, input, call, offer, response);
+      const result = await stepResult(deps, agent, input, response, toolCalls);
+      keepOrForget(deps, agent, input, result);
+      return result;
     } finally {
       heartbeat.stop();
     }
   };
 }
 
-async function generateStep(
+/** What the model is offered this step: its tool specs, and the tools its calls are checked against. */
+interface OfferedTools {
+  specs: ToolSpec[];
+  lookup: ToolLookup;
+  routing: RunToolRouting | undefined;
+}
+
+/**
+ * With routing (the agent's or the run's), the model is offered the routing's tools: searchTools, callTool and
+ * the exposed ones, or everything directly when the run turns routing off. Without: every tool of the run.
+ */
+function offeredTools(deps: ActivityDependencies, agent: Agent, call: RunCall): OfferedTools {
+  const { tools } = call;
+  const routing = callRouting(deps, agent, call);
+  if (!routing) {
+    const specs = tools.getAllToolNames().flatMap((name) => tools.getToolSpec(name) ?? []);
+    return { specs, lookup: tools, routing };
+  }
+  return { specs: routing.visible.map(toolModelSpec), lookup: offeredLookup(routing.visible), routing };
+}
+
+/** The transcript as the model call takes it: the system prompt (the run's first message, if any) apart. */
+function splitSystemPrompt(messages: TranscriptMessage[]): { system?: string; messages: TranscriptMessage[] } {
+  const [first, ...rest] = messages;
+  if (first?.role === 'system' && typeof first.content === 'string') return { system: first.content, messages: rest };
+  return { messages };
+}
+
+/**
+ * Checks the response's tool calls, up to the per-step cap (the calls past it get an error result instead of
+ * running). A routed run's `searchTools` and `callTool` calls are checked by their routing rules; `callTool`'s
+ * checked target is recorded in the call's route, which the workflow hands to the target's `executeTool`.
+ */
+async function checkResponseCalls(
   deps: ActivityDependencies,
-  ctx: Context,
   agent: Agent,
   input: GenerateInput,
-): Promise<GenerateResult> {
-  const transcript = await deps.transcripts.read(input.run, input.messageCount, {
-    ...(input.delta ? { delta: input.delta } : {}),
-    ...(input.mark ? { mark: input.mark } : {}),
-  });
-  const tools = await runToolSet(deps, agent, input.run, transcript.run, input.mcp);
-  // With routing (the agent's or the run's), the model is offered the routing's tools: searchTools, callTool and
-  // the exposed ones, or everything directly when the run turns routing off.
-  const routing = runRouting(deps, agent, tools, transcript.run);
-  const offered: ToolLookup = routing ? offeredLookup(routing.visible) : tools;
-  const specs: ToolSpec[] = routing
-    ? routing.visible.map(toolModelSpec)
-    : tools.getAllToolNames().flatMap((name) => tools.getToolSpec(name) ?? []);
-  const [first, ...rest] = transcript.messages;
-  const system = first?.role === 'system' && typeof first.content === 'string' ? first.content : undefined;
-  const response = await callModel({
-    model: resolveModel(deps, agent),
-    ...(system !== undefined ? { system } : {}),
-    messages: system !== undefined ? rest : transcript.messages,
-    tools: specs,
-    abortSignal: ctx.cancellationSignal,
-  });
-
+  call: RunCall,
+  offer: OfferedTools,
+  response: ModelCallResult,
+): Promise<CheckedToolCall[]> {
   const cap = deps.limits.toolCallsPerStep;
   const calls = capToolCalls(response.toolCalls, cap);
-  const runCtx = toToolContext(transcript.run);
-  const messages = [...transcript.messages, ...response.responseMessages];
+  const ctx = { ...toToolContext(call.run), messages: [...call.messages, ...response.responseMessages] };
+  const check = (lookup: ToolLookup, raw: RawToolCall) => checkCall(lookup, agent, raw, ctx);
+  const routing = offer.routing?.enabled ? offer.routing : undefined;
+  const routed = { argsFromCall: input.argsFromCall === true };
   const toolCalls: CheckedToolCall[] = [];
-  const check = (lookup: ToolLookup, call: RawToolCall) => checkCall(lookup, agent, call, { ...runCtx, messages });
-  for (const call of calls.runnable) {
-    toolCalls.push(routing?.enabled ? await checkRoutedCall(routing, call, check) : await check(offered, call));
+  for (const raw of calls.runnable) {
+    toolCalls.push(routing ? await checkRoutedCall(routing, raw, check, routed) : await check(offer.lookup, raw));
   }
   const error = overflowMessage(response.toolCalls.length, cap);
-  for (const call of calls.overflow) toolCalls.push({ ...callId(call), status: 'invalid', error });
+  for (const raw of calls.overflow) toolCalls.push({ ...callId(raw), status: 'invalid', error });
+  return toolCalls;
+}
 
+/** The step's result as the run records it, with the MCP servers to re-list, size-checked. */
+async function stepResult(
+  deps: ActivityDependencies,
+  agent: Agent,
+  input: GenerateInput,
+  response: ModelCallResult,
+  toolCalls: CheckedToolCall[],
+): Promise<GenerateResult> {
   const result: GenerateResult = {
     version: 1,
     responseId: randomUUID(),
@@ -101,15 +139,21 @@ async function generateStep(
   const stale = await deps.mcp.staleServers(agent, input.run, input.mcp);
   if (stale.length > 0) result.staleMcpServers = stale;
   checkResponseSize(result, deps.limits.modelResponseBytes);
-  if (toolCalls.length === 0 || waitsForPerson(toolCalls)) {
-    // The run ends with this answer, or now waits for a person, maybe for days: this worker keeps nothing of it
-    // (whatever activity comes next reads the run).
+  return result;
+}
+
+/**
+ * The worker's caches after the step: the response is appended to the run's cached transcript, so the next
+ * activity needs no query; unless the run ends with this answer, or now waits for a person, maybe for days: then
+ * this worker keeps nothing of it (whatever activity comes next reads the run).
+ */
+function keepOrForget(deps: ActivityDependencies, agent: Agent, input: GenerateInput, result: GenerateResult): void {
+  if (result.toolCalls.length === 0 || waitsForPerson(result.toolCalls)) {
     deps.transcripts.forget(input.run);
     deps.runTools.forget(agent, input.run);
   } else {
     deps.transcripts.append(input.run, input.messageCount, result.messages, result.responseId);
   }
-  return result;
 }
 
 /** True when no call of the step runs before a person acts: each valid one needs approval or is client-side. */

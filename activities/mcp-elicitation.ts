@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
 import type { McpElicitationAnswer, McpElicitationHandler } from '../src/mcp/elicitation.js';
 import type { ElicitationRecord, RunRef } from '../src/protocol/index.js';
-import { elicitationQuery, elicitationRequestSignal } from '../workflows/messages.js';
+import { elicitationQuery, elicitationRequestSignal } from '../src/protocol/run-messages.js';
 
 const MARKER = Symbol.for('durable-agent.ElicitationPending');
 

@@ -10,9 +10,9 @@ import {
   type McpListToolsResult,
   type McpListingRecord,
 } from '../src/protocol/index.js';
-import { type ActivityDependencies, requireAgent } from './dependencies.js';
-import { startHeartbeating } from './heartbeat.js';
-import { boundedListing } from './mcp-runtime.js';
+import { type ActivityDependencies, requireAgent } from '../src/worker/runtime/dependencies.js';
+import { startHeartbeating } from '../src/worker/runtime/heartbeat.js';
+import { boundedListing } from '../src/worker/runtime/mcp-runtime.js';
 
 /**
  * The listing without tools whose input schema cannot become a parameters schema (each is logged, naming it, and

@@ -22,13 +22,15 @@ type RoutedRun = Extract<RunToolRouting, { enabled: true }>;
  *   arguments with JSON-string coercion) — except "searched in this run", which is the workflow's (the searched
  *   set is workflow state). A valid call carries the target's approval need (a dynamic one evaluated on the
  *   target's arguments), client-side flag and activity options; a refusal of the arguments is marked too, so the
- *   workflow's searched check still comes first;
+ *   workflow's searched check still comes first. With `argsFromCall` (the workflow reads them from the model's
+ *   call), arguments that validation left unchanged are not copied into the route;
  * - any other visible tool (exposed, or a user tool named like a built-in): a direct call.
  */
 export async function checkRoutedCall(
   routing: RoutedRun,
   call: RawToolCall,
   checkDirect: DirectCallCheck,
+  options: { argsFromCall?: boolean } = {},
 ): Promise<CheckedToolCall> {
   const { router } = routing;
   const offered = offeredLookup(routing.visible);
@@ -88,5 +90,22 @@ export async function checkRoutedCall(
     input: args,
   });
   if (target.status === 'invalid') return { ...id, status: 'invalid', error: target.error };
-  return { ...target, ...id, route: { kind: 'call', target: verdict.tool.name, args, enforceSearchBeforeCall } };
+  // The model's response already holds arguments that validation left unchanged: recorded once, not twice.
+  const once = options.argsFromCall === true && sameJson(args, modelArgs(call.input));
+  return {
+    ...target,
+    ...id,
+    route: { kind: 'call', target: verdict.tool.name, ...(once ? {} : { args }), enforceSearchBeforeCall },
+  };
+}
+
+/** `callTool`'s `args` object as the model sent it (undefined when it sent a string, or nothing). */
+function modelArgs(input: unknown): unknown {
+  if (typeof input !== 'object' || input === null) return undefined;
+  const args = (input as { args?: unknown }).args;
+  return typeof args === 'object' && args !== null && !Array.isArray(args) ? args : undefined;
+}
+
+function sameJson(checked: JsonValue, given: unknown): boolean {
+  return given !== undefined && JSON.stringify(checked) === JSON.stringify(toJsonValue(given));
 }

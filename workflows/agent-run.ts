@@ -85,6 +85,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
         ...(delta ? { delta } : {}),
         ...(mark ? { mark } : {}),
         ...(state.listingRefs().length > 0 ? { mcp: state.listingRefs() } : {}),
+        argsFromCall: true,
       });
       mark = { at: state.messages.length, responseId: generated.responseId };
       const args = state.recordResponse(step, generated);

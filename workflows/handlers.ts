@@ -14,7 +14,7 @@ import {
   elicitationRequestSignal,
   elicitationResponseSignal,
   elicitationResponseUpdate,
-} from './messages.js';
+} from '../src/protocol/run-messages.js';
 import type { AgentRunState } from './run-state.js';
 
 /**

@@ -8,6 +8,7 @@ import {
   previewOutput,
   type AgentDescription,
   type CheckedToolCall,
+  type ExecuteToolInput,
   type JsonValue,
   type PendingApproval,
   type RunRef,
@@ -25,7 +26,9 @@ import { searchRequired, searchTools, targetCall } from './tool-search.js';
 import { ToolSlots } from './tool-slots.js';
 
 type Activities = ReturnType<typeof createActivities>;
-type ValidCall = Extract<CheckedToolCall, { status: 'valid' }>;
+/** A checked call; `via` marks a routed `callTool`'s target (see `targetCall`). */
+type SettlingCall = CheckedToolCall & { via?: ExecuteToolInput['via'] };
+type ValidCall = Extract<SettlingCall, { status: 'valid' }>;
 
 // The agent's authorizeDecision hook runs in the workflow task that received the decision.
 const { authorizeDecision } = proxyLocalActivities<Activities>({
@@ -150,9 +153,9 @@ const INLINE_DELTA_BYTES = 16_384;
  * `async` itself, so a call that needs no approval costs no promise of its own; what happens after an approval keeps
  * its awaits as released (commands issued after an await must keep their order under replay).
  */
-function settleToolCall(ctx: CallContext, call: CheckedToolCall, args: JsonValue): Promise<SettledCall> {
+function settleToolCall(ctx: CallContext, call: SettlingCall, args: JsonValue): Promise<SettledCall> {
   // Tool routing (a routed run's searchTools/callTool, marked by the generate activity; never in older histories).
-  if (call.route) return settleRoutedCall(ctx, call, call.route);
+  if (call.route) return settleRoutedCall(ctx, call, call.route, args);
   if (call.status === 'invalid')
     return Promise.resolve(answer(ctx, call, { type: 'error-text', value: call.error }, 'invalid', call.error));
   if (call.needsApproval) return settleApprovedCall(ctx, call, args);
@@ -173,7 +176,12 @@ async function settleApprovedCall(ctx: CallContext, call: ValidCall, args: JsonV
  * searched check, then the target exactly as a direct call — its approval (the pending request shows the target
  * and its arguments), its own `executeTool` activity and options — and its result is `callTool`'s.
  */
-async function settleRoutedCall(ctx: CallContext, call: CheckedToolCall, route: ToolCallRoute): Promise<SettledCall> {
+async function settleRoutedCall(
+  ctx: CallContext,
+  call: CheckedToolCall,
+  route: ToolCallRoute,
+  args: JsonValue,
+): Promise<SettledCall> {
   const refuse = (error: string) => answer(ctx, call, { type: 'error-text', value: error }, 'invalid', error);
   // "Search first" comes before the worker's own refusal of the target's arguments, as in the in-process router.
   const unsearched = searchRequired(ctx.state.routing, route);
@@ -184,9 +192,22 @@ async function settleRoutedCall(ctx: CallContext, call: CheckedToolCall, route: 
     const settled = answer(ctx, call, found.output, found.outcome, found.event);
     return found.outputId ? { ...settled, outputId: found.outputId } : settled;
   }
-  const settled = await settleToolCall(ctx, targetCall(call, route), route.args);
+  const settled = await settleToolCall(ctx, targetCall(call, route), route.args ?? modelArgs(args));
   // The transcript pairs the result with the model's callTool call.
   return { ...settled, part: { ...settled.part, toolName: call.toolName } };
+}
+
+/**
+ * The target's arguments of a `callTool` call whose route carries none: the `args` object of the model's call, which
+ * `generate` checked unchanged (see `ToolCallRoute`).
+ */
+function modelArgs(callArgs: JsonValue): JsonValue {
+  const args = isObject(callArgs) ? callArgs.args : undefined;
+  return isObject(args) ? args : {};
+}
+
+function isObject(value: JsonValue | undefined): value is { [key: string]: JsonValue } {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Records the result the model sees for a call and announces it. */
@@ -328,6 +349,7 @@ async function executeCall(ctx: CallContext, call: ValidCall, args: JsonValue): 
         idempotencyKey: `${run.workflowId}:${workflowInfo().firstExecutionRunId}:${step}:${toolCallId}`,
         mark: ctx.mark,
         ...(mcp.length > 0 ? { mcp } : {}),
+        ...(call.via ? { via: call.via } : {}),
       });
       if (result.kind !== 'elicitation-pending') break;
       if (reissues >= MAX_ELICITATION_REISSUES) return answer(ctx, call, reissueLimit(), 'error', reissueLimit().value);

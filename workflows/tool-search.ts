@@ -125,11 +125,12 @@ export function searchRequired(routing: RoutingState, route: ToolCallRoute): str
 
 /**
  * `callTool`'s target as a call of its own: the model's tool-call id, the target's name, approval need,
- * client-side flag and activity options. It then runs exactly as a direct call of the target.
+ * client-side flag and activity options, marked `via: 'callTool'` so its `executeTool` looks the target up in the
+ * run's pool, as `generate` checked it. It then runs exactly as a direct call of the target.
  */
 export function targetCall(call: Extract<CheckedToolCall, { status: 'valid' }>, route: CallRoute) {
   const { route: _route, ...target } = call;
-  return { ...target, toolName: route.target };
+  return { ...target, toolName: route.target, via: 'callTool' as const };
 }
 
 /**

@@ -29,7 +29,7 @@ import {
   stateQuery,
   toolResultUpdate,
   transcriptQuery,
-} from '../../workflows/messages.js';
+} from '../protocol/run-messages.js';
 
 /** A tool call as it appears in a run's result. */
 export interface RunToolCall {

@@ -39,6 +39,11 @@ export interface GenerateInput {
   mark?: TranscriptMark;
   /** The MCP listings the run recorded (by version): their tools are offered besides the agent's own. */
   mcp?: McpListingRef[];
+  /**
+   * Set by workflows from 0.4.0 on, which take a routed `callTool` target's arguments from the model's call when
+   * its route carries none (see {@link ToolCallRoute}). Without it (earlier workflows) every route carries them.
+   */
+  argsFromCall?: true;
 }
 
 /** A server's tool listing as a run recorded it, by content version (equal versions list equal tools). */
@@ -183,6 +188,13 @@ export interface ExecuteToolInput {
   mark?: TranscriptMark;
   /** See {@link GenerateInput.mcp}. */
   mcp?: McpListingRef[];
+  /**
+   * `'callTool'` when this call is a routed run's `callTool` target, as `generate` checked it against the run's
+   * pool and recorded it in the call's route (`toolName` and `args` are the target's name and checked arguments):
+   * the activity looks the target up in the run's pool, without resolving the run's routing again. Absent for a
+   * direct call, and in inputs of workflows before 0.4.0 (their targets are looked up through the routing).
+   */
+  via?: 'callTool';
 }
 
 /**

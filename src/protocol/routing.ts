@@ -97,11 +97,13 @@ export interface ToolRoutingDescription {
  *   model, warms the worker's cache batch by batch as `embedding` plans) and answers with the result;
  * - `call`: a `callTool` call whose target passed the pool, callable and argument checks (or failed only the
  *   argument check: then the call is `invalid`, and the workflow's searched check comes first). The call carries
- *   the target's approval need and activity options; `args` are the target's arguments as validated.
+ *   the target's approval need and activity options; `args` are the target's arguments as validated. `args` is
+ *   left out when they are the model's own (`callTool`'s `args` object, unchanged by validation) and the workflow
+ *   said it reads them from the model's call (`GenerateInput.argsFromCall`): a large argument is recorded once.
  */
 export type ToolCallRoute =
   | { kind: 'search'; query: string; topK: number; embedding?: EmbeddingPlan }
-  | { kind: 'call'; target: string; args: JsonValue; enforceSearchBeforeCall: boolean };
+  | { kind: 'call'; target: string; args?: JsonValue; enforceSearchBeforeCall: boolean };
 
 /** Input of the `embedBatch` activity: embeds batch `index` of the run's pool into the worker's cache. */
 export interface EmbedBatchInput {

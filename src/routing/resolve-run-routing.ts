@@ -3,7 +3,7 @@ import type { RegisteredTool } from '../tool/normalize-tool.js';
 import { ToolManager } from '../tool/tool-manager.js';
 import { ROUTING_TOOL_NAMES } from './constants.js';
 import { ToolRoutingConfigError } from './errors/tool-routing-config-error.js';
-import { ToolRouter, type ToolApprovalHandler } from './tool-router.js';
+import { registeredPool, ToolRouter, type ToolApprovalHandler, type ToolPool } from './tool-router.js';
 import type { ToolSearchService } from './tool-search-service.js';
 import type { RunToolRoutingOverride, ToolRoutingConfig } from './types.js';
 import { validateRunToolRoutingOverride } from './validate-config.js';
@@ -53,26 +53,52 @@ export function resolveRunToolRouting(input: ResolveRunToolRoutingInput): RunToo
     const direct = directManager(tools, base);
     return { enabled: false, visible: direct.getAllTools(), lookup: (name) => direct.getToolByName(name) };
   }
-  let config: ToolRoutingConfig = base ?? {};
-  if (typeof override === 'object') {
-    const known = directManager(tools, base);
-    config = { ...config };
-    if (override.pool) config.pool = pick(known, override.pool, 'pool');
-    if (override.expose) config.expose = pick(known, override.expose, 'expose');
-    if (override.embedding !== undefined) config.embedding = override.embedding;
-    if (override.topK !== undefined) config.topK = override.topK;
-    if (override.enforceSearchBeforeCall !== undefined)
-      config.enforceSearchBeforeCall = override.enforceSearchBeforeCall;
-  }
   const router = new ToolRouter({
     tools,
-    config,
+    config: routedConfig(tools, base, override),
     service: input.service,
     agent: input.agent,
     agentHooks: input.agentHooks,
     approve: input.approve,
   });
   return { enabled: true, visible: router.visibleTools(), router, lookup: (name) => router.toolByName(name) };
+}
+
+/**
+ * The pool of a routed run (what its `callTool` may call), without building the run's router: the same tools
+ * {@link resolveRunToolRouting}'s router pools. Undefined when the run is not routed. The override is not validated
+ * again (the run's first activity did).
+ *
+ * @throws ToolRoutingConfigError when the override's `pool` names a tool the run does not have.
+ */
+export function resolveRunToolPool(
+  input: Pick<ResolveRunToolRoutingInput, 'tools' | 'config' | 'override'>,
+): ToolPool | undefined {
+  const { tools, override } = input;
+  const base = input.config || undefined;
+  if (override === false || (override === undefined && !base)) return undefined;
+  const pool =
+    typeof override === 'object' && override.pool
+      ? pick(directManager(tools, base), override.pool, 'pool')
+      : base?.pool;
+  return pool ? new ToolManager(pool) : registeredPool(tools);
+}
+
+/** The routing config of a routed run: the agent's, with the run's override fields replacing its own. */
+function routedConfig(
+  tools: ToolManager,
+  base: ToolRoutingConfig | undefined,
+  override: RunToolRoutingOverride | undefined,
+): ToolRoutingConfig {
+  if (typeof override !== 'object') return base ?? {};
+  const known = directManager(tools, base);
+  const config = { ...base };
+  if (override.pool) config.pool = pick(known, override.pool, 'pool');
+  if (override.expose) config.expose = pick(known, override.expose, 'expose');
+  if (override.embedding !== undefined) config.embedding = override.embedding;
+  if (override.topK !== undefined) config.topK = override.topK;
+  if (override.enforceSearchBeforeCall !== undefined) config.enforceSearchBeforeCall = override.enforceSearchBeforeCall;
+  return config;
 }
 
 /** Without routing: the registered tools, then exposed and pooled ones the manager lacks (one per name). */

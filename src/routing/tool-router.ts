@@ -66,6 +66,17 @@ export interface ToolPool {
 }
 
 /**
+ * The pool of a routing without an explicit `pool`: every registered tool except tools named `searchTools` or
+ * `callTool` (a user's tool of that name is shown directly instead of the built-in).
+ */
+export function registeredPool(registered: ToolManager): ToolPool {
+  return {
+    getToolByName: (name) => (ROUTING_TOOL_NAMES.includes(name) ? undefined : registered.getToolByName(name)),
+    getAllTools: () => registered.getAllTools().filter((tool) => !ROUTING_TOOL_NAMES.includes(tool.name)),
+  };
+}
+
+/**
  * Tool routing over a tool manager: the `searchTools` and `callTool` tools, the visible tool set, the pool, and
  * the operations the durable runtime calls from its activities (`search` in `rankTools`, `warmBatch` in
  * `embedBatch`, `checkCall` when a `callTool` call arrives). Usable in-process without Temporal: its two tools
@@ -126,12 +137,7 @@ export class ToolRouter {
    * `searchTools`/`callTool` (a user's tool of that name is shown directly instead of the built-in).
    */
   pool(): ToolPool {
-    if (this.explicitPool) return this.explicitPool;
-    const registered = this.tools();
-    return {
-      getToolByName: (name) => (ROUTING_TOOL_NAMES.includes(name) ? undefined : registered.getToolByName(name)),
-      getAllTools: () => registered.getAllTools().filter((tool) => !ROUTING_TOOL_NAMES.includes(tool.name)),
-    };
+    return this.explicitPool ?? registeredPool(this.tools());
   }
 
   /**

@@ -11,34 +11,18 @@ import { AgentRegistry } from '../agent/registry.js';
 import { payloadCodecFromEnv } from '../codec/payload-codec-from-env.js';
 import { withPayloadCodec } from '../codec/with-payload-codec.js';
 import { withWorkerPayloadCodec } from '../codec/worker-payload-codec.js';
-import type { WorkerLimits } from '../../activities/limits.js';
-import { McpRuntime } from '../../activities/mcp-runtime.js';
-import type { TranscriptCacheLimits } from '../../activities/transcripts.js';
-import { ProviderRegistry } from '../models/provider-registry.js';
+import { McpRuntime } from './runtime/mcp-runtime.js';
+import { runtimeOptionsOf, type AgentRuntimeOptions } from './runtime/options.js';
 import { createActivitySpanInterceptor } from '../telemetry/activity-spans.js';
 import type { AgentTelemetry } from '../telemetry/agent-telemetry.js';
 import { telemetryFromEnv } from '../telemetry/telemetry-from-env.js';
 import { AgentPluginError } from './errors/agent-plugin-error.js';
 import { USER_WORKFLOWS_ALIAS, agentPreloadModules, combinedWorkflowsPath, workflowsPath } from './workflow-paths.js';
 
-/** Options of {@link DurableAgentPlugin}. */
-export interface DurableAgentPluginOptions {
+/** Options of {@link DurableAgentPlugin}: the agents, how the worker runs them, and the payload codec and tracing. */
+export interface DurableAgentPluginOptions extends AgentRuntimeOptions {
   /** The agents the worker hosts, by name. */
   agents: Agent[] | AgentRegistry;
-  /** Model providers; default: OpenAI from the environment plus the offline stand-in. */
-  providers?: ProviderRegistry;
-  /** Bounds on what models and tools hand the runtime (docs/limits.md). */
-  limits?: Partial<WorkerLimits>;
-  /** Same as `limits.toolOutputBytes` (kept for compatibility). */
-  maxToolOutputBytes?: number;
-  /** How long an MCP tool call is held open while its server waits for a person's answer. Default 60 s. */
-  elicitationHoldMs?: number;
-  /** Bounds of the worker's transcript cache. */
-  transcriptCache?: TranscriptCacheLimits;
-  /** The worker's MCP connections; default: a pool of its own, closed when the worker stops (`closeWhenStopped`). */
-  mcp?: McpRuntime;
-  /** Streaming tools report progress to their run at most this often. Default 500 ms. */
-  progressIntervalMs?: number;
   /**
    * Compresses/encrypts payloads of the worker and client the plugin is given to (see `createPayloadCodec`).
    * Default: `payloadCodecFromEnv()` (`DURABLE_AGENT_ENCRYPTION_KEY`, …), unless the worker's or client's
@@ -86,15 +70,19 @@ export class DurableAgentPlugin extends SimplePlugin {
   private readonly payloadCodec: PayloadCodec | false | undefined;
   private readonly telemetry: AgentTelemetry | undefined;
   private readonly agentActivities: Record<string, unknown>;
-  /** The worker's MCP connections (closed when the worker stops, see {@link closeWhenStopped}). */
+  /** The worker's MCP connections (the plugin's own close when the worker it runs in stops). */
   readonly mcp: McpRuntime;
 
   constructor(options: DurableAgentPluginOptions) {
     // Resolved now, so a bad key or exporter in the environment fails before any connection is made.
     if (options.payloadCodec === undefined) payloadCodecFromEnv();
     const telemetry = options.telemetry === false ? undefined : (options.telemetry ?? telemetryFromEnv());
+    const mcp = options.mcp ?? new McpRuntime();
     super({
       name: 'durable-agent',
+      // The worker's run, wrapped: once it stops (after a shutdown, or a fatal error), the plugin's own MCP
+      // connections close. A runtime the caller gave is the caller's to close.
+      ...(options.mcp ? {} : { runContext: (run: () => Promise<void>) => run().finally(() => mcp.close()) }),
       ...(telemetry
         ? {
             workerInterceptors: {
@@ -107,16 +95,12 @@ export class DurableAgentPlugin extends SimplePlugin {
     });
     this.payloadCodec = options.payloadCodec;
     this.telemetry = telemetry;
-    this.mcp = options.mcp ?? new McpRuntime();
+    this.mcp = mcp;
+    const { agents } = options;
     this.agentActivities = createActivities({
-      agents: options.agents instanceof AgentRegistry ? options.agents : AgentRegistry.from(options.agents),
-      providers: options.providers ?? new ProviderRegistry(),
-      mcp: this.mcp,
-      ...(options.limits ? { limits: options.limits } : {}),
-      ...(options.maxToolOutputBytes !== undefined ? { maxToolOutputBytes: options.maxToolOutputBytes } : {}),
-      ...(options.elicitationHoldMs !== undefined ? { elicitationHoldMs: options.elicitationHoldMs } : {}),
-      ...(options.transcriptCache ? { transcriptCache: options.transcriptCache } : {}),
-      ...(options.progressIntervalMs !== undefined ? { progressIntervalMs: options.progressIntervalMs } : {}),
+      ...runtimeOptionsOf(options),
+      agents: agents instanceof AgentRegistry ? agents : AgentRegistry.from(agents),
+      mcp,
     });
   }
 
@@ -191,16 +175,6 @@ export class DurableAgentPlugin extends SimplePlugin {
         return { ...base, resolve: { ...base.resolve, alias } };
       },
     };
-  }
-
-  /**
-   * Closes the worker's MCP connections once `worker` stops running (after a shutdown, when `run()` settles). A team
-   * hosting agents on its own worker calls it the same way, or closes `plugin.mcp` itself.
-   */
-  closeWhenStopped<W extends { run(): Promise<void> }>(worker: W): W {
-    const run = worker.run.bind(worker);
-    worker.run = () => run().finally(() => this.mcp.close());
-    return worker;
   }
 }
 

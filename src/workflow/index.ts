@@ -9,5 +9,5 @@ export {
   type AgentChildRunOptions,
   type AgentRunWorkflow,
 } from '../workflow-api/agent-child-run.js';
-export * from '../../workflows/messages.js';
+export * from '../protocol/run-messages.js';
 export * from '../protocol/index.js';

@@ -478,7 +478,7 @@ describe('agent loop', () => {
         const history = await run.handle.fetchHistory();
         expect(JSON.stringify(history.events).length).toBeLessThan(100_000);
       },
-      { maxToolOutputBytes: 50_000 },
+      { limits: { toolOutputBytes: 50_000 } },
     );
   });
 });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
 import { RunRequestRejectedError } from '../../src/client/errors/run-request-rejected-error.js';
-import { approvalSignal } from '../../workflows/messages.js';
+import { approvalSignal } from '../../src/protocol/run-messages.js';
 import type { AgentApprovalOptions } from '../../src/agent/types.js';
 import { AGENT_RUN_WORKFLOW } from '../../src/protocol/index.js';
 import type { AgentRun } from '../../src/client/agent-run.js';

@@ -10,13 +10,17 @@ import { Agent } from '../../src/agent/agent.js';
 import { AgentClient } from '../../src/client/agent-client.js';
 import { ENCODING_ENCRYPTED } from '../../src/codec/constants.js';
 import { createPayloadCodec } from '../../src/codec/create-payload-codec.js';
+import { MCPConfiguration } from '../../src/mcp/configuration.js';
 import { ProviderRegistry } from '../../src/models/provider-registry.js';
 import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
 import { createTool } from '../../src/tool/tool.js';
 import { isAgentPluginError } from '../../src/worker/errors/agent-plugin-error.js';
 import { DurableAgentPlugin } from '../../src/worker/plugin.js';
+import { McpRuntime } from '../../src/worker/runtime/mcp-runtime.js';
+import { workflowsPath } from '../../src/worker/workflow-paths.js';
+import { stdioFixture } from '../fixtures/mcp/servers.js';
 import { composeGreeting } from '../fixtures/plugin/activities.js';
-import { createTestEnv, randomWorkflowId, testServer, uniqueTaskQueue } from '../support/temporal.js';
+import { bundleWorkflows, createTestEnv, randomWorkflowId, testServer, uniqueTaskQueue } from '../support/temporal.js';
 
 const TEAM_WORKFLOWS = fileURLToPath(new URL('../fixtures/plugin/workflows.ts', import.meta.url));
 
@@ -185,5 +189,72 @@ describe('DurableAgentPlugin', () => {
     expect(isAgentPluginError(error)).toBe(true);
     expect((error as Error).message).toContain("activities named 'generate'");
     expect((error as Error).message).toContain('rename your activities');
+  });
+});
+
+describe("a plugin's runtime: options and MCP connections", () => {
+  function echoAgent(): { agent: Agent; mcp: MCPConfiguration } {
+    const mcp = new MCPConfiguration({ servers: { local: stdioFixture() } });
+    const model = new ScriptedLanguageModel({
+      stepSelection: 'assistant-turns',
+      steps: [{ toolCalls: [{ toolName: 'local_echo', input: { text: 'hi' } }] }, { text: 'done' }],
+    });
+    return { agent: new Agent({ name: 'echoer', instructions: 'Echo.', model, mcp }), mcp };
+  }
+
+  async function runOnce(agents: DurableAgentPlugin, agentName: string, input: string) {
+    const taskQueue = uniqueTaskQueue('runtime');
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
+      taskQueue,
+      workflowBundle: await bundleWorkflows(workflowsPath()),
+      plugins: [agents],
+    });
+    const client = new AgentClient({ client: env.client, taskQueue });
+    return await worker.runUntil(async () => {
+      const result = await (await client.start(agentName, input)).result();
+      // While the worker runs, its MCP connections stay open.
+      expect(agents.mcp.pool.closed).toBe(false);
+      return result;
+    });
+  }
+
+  it('closes its own MCP connections when the worker it runs in stops, and leaves a runtime it was given open', async () => {
+    const { agent, mcp } = echoAgent();
+    const own = new DurableAgentPlugin({
+      agents: [agent],
+      providers: new ProviderRegistry({ env: {} }),
+      payloadCodec: false,
+      telemetry: false,
+    });
+    expect((await runOnce(own, 'echoer', 'go')).text).toBe('done');
+    expect(own.mcp.pool.closed).toBe(true);
+
+    const given = new McpRuntime();
+    const sharing = new DurableAgentPlugin({
+      agents: [echoAgent().agent],
+      providers: new ProviderRegistry({ env: {} }),
+      mcp: given,
+      payloadCodec: false,
+      telemetry: false,
+    });
+    expect(sharing.mcp).toBe(given);
+    expect((await runOnce(sharing, 'echoer', 'go')).text).toBe('done');
+    expect(given.pool.closed).toBe(false);
+    await given.close();
+    await mcp.disconnect();
+  });
+
+  it('hands its runtime options to the activities', async () => {
+    const agents = new DurableAgentPlugin({
+      agents: [plannerAgent([])],
+      providers: new ProviderRegistry({ env: {} }),
+      limits: { toolOutputBytes: 40 },
+      payloadCodec: false,
+      telemetry: false,
+    });
+    const result = await runOnce(agents, 'planner', 'Plan Lyon');
+    expect(JSON.stringify(result.toolResults[0]?.output)).toMatch(/over the 40-byte limit for a recorded tool result/);
   });
 });

@@ -3,12 +3,14 @@
 // named like the built-ins, client-side tools, a worker restart between search and call, and continue-as-new.
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Context } from '@temporalio/activity';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
 import type { AgentRun } from '../../src/client/agent-run.js';
 import { ScriptedLanguageModel, type ScriptedRequest } from '../../src/models/scripted-model.js';
 import type { RunEvent, ToolSearchResult } from '../../src/protocol/index.js';
+import { ToolRouter } from '../../src/routing/tool-router.js';
 import type { ToolRoutingConfig, ToolSearchStrategy } from '../../src/routing/types.js';
 import { createTool, type AnyTool } from '../../src/tool/tool.js';
 import { historyJson, localActivityResults, recordedActivities } from '../support/activity-history.js';
@@ -204,7 +206,12 @@ describe('tool routing in a durable run', () => {
       ]);
       expect(ranked[0]!.result).toMatchObject({ version: 1, stats: { candidates: 5, embeddingCalls: 0 } });
       const execution = activities.find((a) => a.type === 'executeTool')!;
-      expect(execution.input).toMatchObject({ toolName: 'get_weather', toolCallId: 'c1', args: { city: 'Oslo' } });
+      expect(execution.input).toMatchObject({
+        toolName: 'get_weather',
+        toolCallId: 'c1',
+        args: { city: 'Oslo' },
+        via: 'callTool',
+      });
       expect(execution).toMatchObject({ startToCloseTimeout: '45s', maximumAttempts: 3 });
       // The run's routing, recorded once by describeAgent.
       expect(localActivityResults(history, 'describeAgent')[0]).toMatchObject({
@@ -219,6 +226,70 @@ describe('tool routing in a durable run', () => {
         },
       });
       await recordHistory('routing-search-call', env, run.id);
+    });
+  });
+
+  it("runs callTool's checked target from the run's pool without resolving the run's routing again", async () => {
+    // Where the routing is resolved: each resolution builds a router and asks it for the visible tools.
+    const resolvedIn: string[] = [];
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called on its router (`.call(this)`) below
+    const visibleTools = ToolRouter.prototype.visibleTools;
+    const spy = vi.spyOn(ToolRouter.prototype, 'visibleTools').mockImplementation(function (this: ToolRouter) {
+      resolvedIn.push(Context.current().info.activityType);
+      return visibleTools.call(this);
+    });
+    try {
+      const executed: string[] = [];
+      // Pooled only: the agent does not register it, so only the run's pool holds it.
+      const lookupOrder = createTool({
+        name: 'lookup_order',
+        description: 'Look an order up by its number.',
+        parameters: z.object({ order: z.string() }),
+        execute: async ({ order }) => {
+          executed.push(`order ${order}`);
+          return { order, status: 'shipped' };
+        },
+      });
+      const model = new ScriptedLanguageModel([
+        { toolCalls: [search('order status', 's1')] },
+        { toolCalls: [callTool('lookup_order', { order: 'A-1' }, 'c1')] },
+        { text: 'Shipped.' },
+      ]);
+      const agent = opsAgent(model, executed, { pool: [lookupOrder] });
+      await withAgentWorker(env, [agent], async ({ start }) => {
+        const run = await start('ops', 'Where is order A-1?');
+        expect((await run.result()).text).toBe('Shipped.');
+        expect(executed).toEqual(['order A-1']);
+        const execution = recordedActivities(await run.handle.fetchHistory()).find((a) => a.type === 'executeTool');
+        expect(execution?.input).toMatchObject({ toolName: 'lookup_order', args: { order: 'A-1' }, via: 'callTool' });
+      });
+      expect(resolvedIn).toContain('generate');
+      expect(resolvedIn).not.toContain('executeTool');
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("counts a callTool target's large argument once: a 0.9 MB argument runs, recorded once in the response", async () => {
+    const executed: string[] = [];
+    const text = 'x'.repeat(900_000);
+    const model = new ScriptedLanguageModel([
+      { toolCalls: [callTool('write_file', { path: '/tmp/big.txt', text }, 'w1')] },
+      { text: 'Written.' },
+    ]);
+    const agent = opsAgent(model, executed, { enforceSearchBeforeCall: false });
+    await withAgentWorker(env, [agent], async ({ start }) => {
+      const run = await start('ops', 'Write the big file.');
+      expect((await run.result()).text).toBe('Written.');
+      expect(executed).toEqual(['write /tmp/big.txt']);
+      const activities = recordedActivities(await run.handle.fetchHistory());
+      const generated = activities.find((a) => a.type === 'generate')!;
+      // The model's response holds the argument; the call's route names the target without a copy of it.
+      const bytes = Buffer.byteLength(JSON.stringify(generated.result), 'utf8');
+      expect(bytes).toBeGreaterThan(900_000);
+      expect(bytes).toBeLessThan(1_000_000);
+      const execution = activities.find((a) => a.type === 'executeTool')!;
+      expect(execution.input).toMatchObject({ toolName: 'write_file', args: { path: '/tmp/big.txt', text } });
     });
   });
 

@@ -17,7 +17,7 @@ import { createConsoleLogger, setGlobalLogger } from '../../src/logger.js';
 import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
 import { createTool } from '../../src/tool/tool.js';
 import { workflowsPath } from '../../src/worker/create-agent-worker.js';
-import { approvalSignal } from '../../workflows/messages.js';
+import { approvalSignal } from '../../src/protocol/run-messages.js';
 import { withAgentWorker } from '../support/agent-harness.js';
 import type { History } from '../support/history.js';
 import { bundleWorkflows, createTestEnv } from '../support/temporal.js';

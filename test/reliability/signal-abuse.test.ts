@@ -11,7 +11,7 @@ import { RunRequestRejectedError } from '../../src/client/errors/run-request-rej
 import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
 import { AGENT_RUN_WORKFLOW, type AgentRunInput, type RunEvent } from '../../src/protocol/index.js';
 import { createTool } from '../../src/tool/tool.js';
-import { approvalSignal, approvalUpdate } from '../../workflows/messages.js';
+import { approvalSignal, approvalUpdate } from '../../src/protocol/run-messages.js';
 import { createTestEnv, randomWorkflowId } from '../support/temporal.js';
 import { withAgentWorker, type HarnessClient } from '../support/agent-harness.js';
 

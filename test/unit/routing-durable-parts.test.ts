@@ -5,9 +5,13 @@ import { z } from 'zod';
 import { checkRoutedCall, type DirectCallCheck } from '../../activities/routed-tool-calls.js';
 import type { RawToolCall } from '../../src/models/call-model.js';
 import type { CheckedToolCall, ToolCallRoute } from '../../src/protocol/index.js';
-import { resolveRunToolRouting, type RunToolRouting } from '../../src/routing/resolve-run-routing.js';
+import {
+  resolveRunToolPool,
+  resolveRunToolRouting,
+  type RunToolRouting,
+} from '../../src/routing/resolve-run-routing.js';
 import { ToolSearchService } from '../../src/routing/tool-search-service.js';
-import type { ToolRoutingConfig } from '../../src/routing/types.js';
+import type { RunToolRoutingOverride, ToolRoutingConfig } from '../../src/routing/types.js';
 import { evaluateNeedsApproval } from '../../src/tool/approval.js';
 import { checkToolCall } from '../../src/tool/check-tool-call.js';
 import { ToolManager } from '../../src/tool/tool-manager.js';
@@ -91,6 +95,7 @@ describe('RoutingState (workflow)', () => {
       needsApproval: true,
       clientSide: false,
       activity: { startToCloseTimeout: '45s' },
+      via: 'callTool',
     });
   });
 });
@@ -189,6 +194,20 @@ describe('checkRoutedCall (generate activity)', () => {
     expect(checked).not.toHaveProperty('route');
   });
 
+  it("leaves the model's own arguments out of a callTool route when the workflow reads them from the call", async () => {
+    const call = raw('callTool', { name: 'tag_items', args: { ids: ['a', 'b'] } });
+    const once = await checkRoutedCall(routed(), call, direct, { argsFromCall: true });
+    expect(once).toMatchObject({ status: 'valid', route: { kind: 'call', target: 'tag_items' } });
+    expect(once.route).not.toHaveProperty('args');
+    // An earlier workflow reads them from the route only.
+    expect(await checkRoutedCall(routed(), call, direct)).toMatchObject({ route: { args: { ids: ['a', 'b'] } } });
+    // Arguments that validation changed (a JSON string parsed) travel in the route.
+    const coerced = raw('callTool', { name: 'tag_items', args: '{"ids":["a"]}' });
+    expect(await checkRoutedCall(routed(), coerced, direct, { argsFromCall: true })).toMatchObject({
+      route: { args: { ids: ['a'] } },
+    });
+  });
+
   it("marks a valid callTool with the target's approval (evaluated on its args), options and validated args", async () => {
     const checked = await checkRoutedCall(
       routed(),
@@ -251,5 +270,39 @@ describe('checkRoutedCall (generate activity)', () => {
       status: 'invalid',
       error: "Model tried to call unavailable tool 'get_weather'. Available tools: searchTools, callTool, get_time.",
     });
+  });
+});
+
+describe('resolveRunToolPool (executeTool of a callTool target)', () => {
+  const tool = (name: string) =>
+    createTool({ name, description: `The ${name} tool.`, parameters: z.object({}), execute: async () => name });
+  const [a, b, c, searchTools] = [tool('a'), tool('b'), tool('c'), tool('searchTools')];
+  const tools = new ToolManager([a, b, searchTools]);
+  const service = new ToolSearchService();
+  const names = (pool: { getAllTools(): { name: string }[] } | undefined) => pool?.getAllTools().map((t) => t.name);
+
+  it.each([
+    ['the registered tools', {}, undefined],
+    ['an explicit pool', { pool: [c] }, undefined],
+    ['the run turning routing on', undefined, true],
+    ["the run's own pool", { pool: [c] }, { pool: ['a', 'c'] }],
+    ["the run's other settings", { pool: [c] }, { topK: 2 }],
+  ] as Array<[string, ToolRoutingConfig | undefined, RunToolRoutingOverride | undefined]>)(
+    "pools what the run's router pools: %s",
+    (_name, config, override) => {
+      const input = { tools, config, override };
+      const router = resolveRunToolRouting({ ...input, service });
+      expect(router.enabled).toBe(true);
+      const pool = resolveRunToolPool(input);
+      expect(names(pool)).toEqual(router.enabled ? names(router.router.pool()) : undefined);
+      for (const name of ['a', 'b', 'c', 'searchTools']) {
+        expect(pool?.getToolByName(name)).toBe(router.enabled ? router.router.pool().getToolByName(name) : undefined);
+      }
+    },
+  );
+
+  it('is undefined for a run that is not routed', () => {
+    expect(resolveRunToolPool({ tools, config: undefined })).toBeUndefined();
+    expect(resolveRunToolPool({ tools, config: { pool: [c] }, override: false })).toBeUndefined();
   });
 });

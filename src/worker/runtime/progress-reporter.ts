@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
-import { getGlobalLogger } from '../src/logger.js';
-import { previewOutput, type JsonValue, type RunRef, type ToolProgress } from '../src/protocol/index.js';
-import { toolProgressSignal } from '../workflows/messages.js';
+import { getGlobalLogger } from '../../logger.js';
+import { previewOutput, type JsonValue, type RunRef, type ToolProgress } from '../../protocol/index.js';
+import { toolProgressSignal } from '../../protocol/run-messages.js';
 
 /**
  * Reports a streaming tool's yields to its run as signals (values shortened to a preview), at most one per interval

@@ -14,7 +14,7 @@ import type {
   ToolProgress,
   ToolResultSubmission,
   TranscriptSlice,
-} from '../src/protocol/index.js';
+} from './index.js';
 
 /** Fire-and-forget approval decision. Duplicates are ignored; a decision arriving before the wait is kept. */
 export const approvalSignal = defineSignal<[ApprovalDecision]>('durable-agent.approval');

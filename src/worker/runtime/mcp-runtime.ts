@@ -2,18 +2,18 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { LRUCache } from 'lru-cache';
-import type { Agent } from '../src/agent/agent.js';
-import { getGlobalLogger } from '../src/logger.js';
-import type { MCPConfiguration } from '../src/mcp/configuration.js';
-import { McpConnectionPool, type McpConnectionPoolOptions } from '../src/mcp/connection-pool.js';
-import type { McpProgress } from '../src/mcp/connection.js';
-import type { McpElicitationHandler } from '../src/mcp/elicitation.js';
-import { mcpToolsFromListing } from '../src/mcp/tools-from-listing.js';
-import { jsonBytes, type McpListingRecord, type McpListingRef, type RunRef } from '../src/protocol/index.js';
-import { mergeRunTools } from '../src/agent/run-tools.js';
-import { ToolManager } from '../src/tool/tool-manager.js';
-import type { AnyTool, ToolExecuteOptions } from '../src/tool/tool.js';
-import { mcpListingQuery } from '../workflows/messages.js';
+import type { Agent } from '../../agent/agent.js';
+import { getGlobalLogger } from '../../logger.js';
+import type { MCPConfiguration } from '../../mcp/configuration.js';
+import { McpConnectionPool, type McpConnectionPoolOptions } from '../../mcp/connection-pool.js';
+import type { McpProgress } from '../../mcp/connection.js';
+import type { McpElicitationHandler } from '../../mcp/elicitation.js';
+import { mcpToolsFromListing } from '../../mcp/tools-from-listing.js';
+import { jsonBytes, type McpListingRecord, type McpListingRef, type RunRef } from '../../protocol/index.js';
+import { mergeRunTools } from '../../agent/run-tools.js';
+import { ToolManager } from '../../tool/tool-manager.js';
+import type { AnyTool, ToolExecuteOptions } from '../../tool/tool.js';
+import { mcpListingQuery } from '../../protocol/run-messages.js';
 
 /** What one MCP tool call needs from the activity that runs it (set around the tool pipeline). */
 export interface McpCallScope {

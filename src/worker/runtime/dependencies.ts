@@ -1,14 +1,14 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { LRUCache } from 'lru-cache';
-import type { Agent } from '../src/agent/agent.js';
-import type { AgentRegistry } from '../src/agent/registry.js';
-import type { ToolManager } from '../src/tool/tool-manager.js';
-import type { ProviderRegistry } from '../src/models/provider-registry.js';
-import { FailureType, type McpListingRef, type RunContextData, type RunRef } from '../src/protocol/index.js';
-import type { ToolSearchService } from '../src/routing/tool-search-service.js';
+import type { Agent } from '../../agent/agent.js';
+import type { AgentRegistry } from '../../agent/registry.js';
+import type { ToolManager } from '../../tool/tool-manager.js';
+import type { ProviderRegistry } from '../../models/provider-registry.js';
+import { FailureType, type McpListingRef, type RunContextData, type RunRef } from '../../protocol/index.js';
+import type { ToolSearchService } from '../../routing/tool-search-service.js';
 import type { McpRuntime } from './mcp-runtime.js';
 import type { WorkerLimits } from './limits.js';
-import { type TranscriptCache } from './transcripts.js';
+import { type TranscriptCache } from './transcript-cache.js';
 
 /** What the activities close over: built once per worker by `createActivities`. */
 export interface ActivityDependencies {
