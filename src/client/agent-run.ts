@@ -1,8 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { ToolDeniedError } from '../tool/errors/tool-denied-error.js';
-import { RunRequestRejectedError } from './errors/run-request-rejected-error.js';
+import { refusalOf, runEnded, type RefusedRequest } from './refusal-of.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, throughWorker } from './through-worker.js';
 import {
   FailureType,
@@ -190,7 +190,8 @@ export class AgentRun {
     await this.ask(
       'the tool result',
       () =>
-        rejectionsExplained(
+        this.rejectionsExplained(
+          'tool-result',
           this.handle.executeUpdate(toolResultUpdate, {
             args: [{ toolCallId, output, ...(options.isError ? { isError: true } : {}) }],
           }),
@@ -222,7 +223,11 @@ export class AgentRun {
     }
     return await this.ask(
       'the elicitation answer',
-      () => rejectionsExplained(this.handle.executeUpdate(elicitationResponseUpdate, { args: [response] })),
+      () =>
+        this.rejectionsExplained(
+          'elicitation',
+          this.handle.executeUpdate(elicitationResponseUpdate, { args: [response] }),
+        ),
       { pending: true },
     );
   }
@@ -254,7 +259,7 @@ export class AgentRun {
     }
     return await this.ask(
       what,
-      () => rejectionsExplained(this.handle.executeUpdate(approvalUpdate, { args: [decision] })),
+      () => this.rejectionsExplained('approval', this.handle.executeUpdate(approvalUpdate, { args: [decision] })),
       { pending: true },
     );
   }
@@ -267,11 +272,18 @@ export class AgentRun {
   private async requestToken(what: string, toolCallId: string, signal: boolean): Promise<string | undefined> {
     const state = await this.ask(what, () => this.handle.query(stateQuery));
     if (!signal && (state.status === 'completed' || state.status === 'failed' || state.status === 'cancelled')) {
-      throw new RunRequestRejectedError(
-        `Run '${this.id}' has ${state.status === 'completed' ? 'completed' : `been ${state.status}`}: it waits for no approval.`,
-      );
+      throw runEnded(this.id, state.status, undefined, 'it waits for no approval');
     }
     return state.pendingApprovals.find((p) => p.toolCallId === toolCallId)?.token;
+  }
+
+  /** An update the run refused becomes a RunRequestRejectedError with the refusal's code and message. */
+  private async rejectionsExplained<T>(request: RefusedRequest, update: Promise<T>): Promise<T> {
+    try {
+      return await update;
+    } catch (err) {
+      throw refusalOf(err, request, this.id) ?? err;
+    }
   }
 
   /**
@@ -307,18 +319,6 @@ function toolCallsOf(messages: TranscriptMessage[]): { toolCalls: RunToolCall[];
     }
   }
   return { toolCalls, toolResults };
-}
-
-/** An update the run's validator rejected becomes a RunRequestRejectedError carrying the validator's message. */
-async function rejectionsExplained<T>(update: Promise<T>): Promise<T> {
-  try {
-    return await update;
-  } catch (err) {
-    if (err instanceof WorkflowUpdateFailedError && err.cause instanceof Error) {
-      throw new RunRequestRejectedError(err.cause.message, { cause: err });
-    }
-    throw err;
-  }
 }
 
 /** A run ended by a ToolDeniedError rejects with that error; anything else is passed through. */

@@ -13,7 +13,7 @@ import { createPayloadCodec } from '../../src/codec/create-payload-codec.js';
 import { ProviderRegistry } from '../../src/models/provider-registry.js';
 import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
 import { createTool } from '../../src/tool/tool.js';
-import { isAgentPluginError } from '../../src/worker/errors/agent-plugin-error.js';
+import { AgentPluginError } from '../../src/worker/errors/agent-plugin-error.js';
 import { DurableAgentPlugin } from '../../src/worker/plugin.js';
 import { composeGreeting } from '../fixtures/plugin/activities.js';
 import { createTestEnv, randomWorkflowId, testServer, uniqueTaskQueue } from '../support/temporal.js';
@@ -182,7 +182,7 @@ describe('DurableAgentPlugin', () => {
       activities: { generate: async () => 'mine', composeGreeting },
       plugins: [agents],
     }).catch((e: unknown) => e);
-    expect(isAgentPluginError(error)).toBe(true);
+    expect(AgentPluginError.isInstance(error)).toBe(true);
     expect((error as Error).message).toContain("activities named 'generate'");
     expect((error as Error).message).toContain('rename your activities');
   });
