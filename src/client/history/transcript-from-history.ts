@@ -17,13 +17,15 @@ import {
   type ExecuteToolResult,
   type GenerateInput,
   type GenerateResult,
+  type RankToolsResult,
   type ToolResultOutput,
   type ToolResultSubmission,
   type TranscriptMessage,
 } from '../../protocol/index.js';
 import { toolResultSignal, toolResultUpdate } from '../../../workflows/messages.js';
 
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+/** One event of a workflow history, as the Temporal client returns it. */
+export type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 type ToolPart = { type: 'tool-result'; toolCallId: string; toolName: string; output: ToolResultOutput };
 
 /** How a closed execution ended, as its close event says. */
@@ -48,8 +50,20 @@ export async function transcriptFromHistory(
 ): Promise<HistoryTranscript> {
   const events = (await client.getHandle(workflowId, runId).fetchHistory()).events ?? [];
   const context: SerializationContext = { type: 'workflow', namespace: client.options.namespace, workflowId };
-  const decode = <T>(payloads: Payload[] | null | undefined): Promise<T> =>
-    decodeFromPayloadsAtIndex<T>(client.options.loadedDataConverter, 0, payloads, context);
+  return await transcriptFromEvents(events, (payloads) =>
+    decodeFromPayloadsAtIndex(client.options.loadedDataConverter, 0, payloads, context),
+  );
+}
+
+/** Decodes the first value of a payload list (see {@link transcriptFromHistory}). */
+export type DecodePayloads = (payloads: Payload[] | null | undefined) => Promise<unknown>;
+
+/** {@link transcriptFromHistory} on history events already fetched. */
+export async function transcriptFromEvents(
+  events: HistoryEvent[],
+  decodeFirst: DecodePayloads,
+): Promise<HistoryTranscript> {
+  const decode = async <T>(payloads: Payload[] | null | undefined) => (await decodeFirst(payloads)) as T;
   try {
     return await rebuild(events, decode);
   } catch (error) {
@@ -104,6 +118,10 @@ async function rebuild(
         keepExecuted(result, executed);
         const call = await decode<{ toolCallId: string }>(attributes?.input?.payloads);
         if (result.kind !== 'elicitation-pending') executedByCall.set(call.toolCallId, result);
+      } else if (type === 'rankTools') {
+        // A routed run's search: the model reads its result in the default encoding (see workflows/tool-search.ts).
+        const ranked = await decode<RankToolsResult>(completed.result?.payloads);
+        executed.set(ranked.outputId, defaultModelOutput(ranked.result));
       }
     }
     await keepClientResult(event, decode, clientResults);
