@@ -101,10 +101,20 @@ describe('a finished run with every worker stopped', () => {
       model: new ScriptedLanguageModel([{ toolCalls: [{ toolName: 'guarded', input: {}, toolCallId: 'g1' }] }]),
       tools: [guarded],
     });
+    // Cancelled while its second model call runs: the first step's tool message is in the transcript.
+    const slow = new Agent({
+      name: 'slow',
+      instructions: '',
+      model: new ScriptedLanguageModel([
+        { toolCalls: [{ toolName: 'shout', input: { text: 'b' }, toolCallId: 'y1' }] },
+        { delayMs: 60_000, text: 'too late' },
+      ]),
+      tools: [shout],
+    });
     const client = new AgentClient({ client: env.client, taskQueue, requestTimeoutMs: 1_500 });
     const seen = await withAgentWorker(
       env,
-      [dictionary(), deny, waiting],
+      [dictionary(), deny, waiting, slow],
       async ({ start }) => {
         const completed = await start('dictionary', 'What does durable mean?');
         const output = await completed.handle.result();
@@ -114,13 +124,18 @@ describe('a finished run with every worker stopped', () => {
         await expect.poll(async () => (await cancelled.state()).pendingApprovals.length).toBe(1);
         await cancelled.cancel();
         await expect(cancelled.handle.result()).rejects.toThrow();
+        const inModelCall = await start('slow', 'shout b, then think');
+        await expect.poll(async () => (await inModelCall.state()).messageCount, { timeout: 15_000 }).toBe(3);
+        await inModelCall.cancel();
+        await expect(inModelCall.handle.result()).rejects.toThrow();
         return {
-          runs: { completed, failed, cancelled },
+          runs: { completed, failed, cancelled, inModelCall },
           output,
           messages: {
             completed: await queried(completed),
             failed: await queried(failed),
             cancelled: await queried(cancelled),
+            inModelCall: await queried(inModelCall),
           },
         };
       },
@@ -148,11 +163,14 @@ describe('a finished run with every worker stopped', () => {
     expect(await seen.runs.failed.messages()).toEqual(seen.messages.failed);
 
     expect(await seen.runs.cancelled.messages()).toEqual(seen.messages.cancelled);
+    expect(seen.messages.inModelCall.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(await seen.runs.inModelCall.messages()).toEqual(seen.messages.inModelCall);
     // Each came from the history itself, not from a query that happened to be answered.
     for (const [kind, run] of Object.entries(seen.runs)) {
       const { runId } = await run.handle.describe();
       const rebuilt = await transcriptFromHistory(env.client.workflow, run.id, runId);
-      expect(rebuilt, kind).toEqual({ closedAs: kind, messages: seen.messages[kind as keyof typeof seen.messages] });
+      const closedAs = kind === 'inModelCall' ? 'cancelled' : kind;
+      expect(rebuilt, kind).toEqual({ closedAs, messages: seen.messages[kind as keyof typeof seen.messages] });
     }
     // A handle looked up by workflow id alone reads the same history.
     expect(await client.getRun(seen.runs.completed.id).messages()).toEqual(seen.messages.completed);

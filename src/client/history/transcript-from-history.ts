@@ -91,7 +91,15 @@ async function rebuild(
 
   for (const event of events) {
     const id = String(event.eventId);
-    if (event.activityTaskScheduledEventAttributes) scheduled.set(id, event);
+    const scheduling = event.activityTaskScheduledEventAttributes;
+    if (scheduling) scheduled.set(id, event);
+    // The previous step's tool message was pushed before this model call was scheduled, whether or not it completed.
+    if (scheduling?.activityType?.name === 'generate') {
+      const generateInput = await decode<GenerateInput>(scheduling.input?.payloads);
+      if (generateInput.delta)
+        messages.push(toolMessage(generateInput.delta, messages.length, executed, clientResults));
+      if (generateInput.messageCount !== messages.length) throw new Unrebuildable();
+    }
     const marker = event.markerRecordedEventAttributes;
     if (marker?.markerName === 'core_local_activity') {
       const type = localActivityType(marker.details?.data?.payloads?.[0]);
@@ -107,10 +115,6 @@ async function rebuild(
       const attributes = scheduled.get(String(completed.scheduledEventId))?.activityTaskScheduledEventAttributes;
       const type = attributes?.activityType?.name;
       if (type === 'generate') {
-        const generateInput = await decode<GenerateInput>(attributes?.input?.payloads);
-        if (generateInput.delta)
-          messages.push(toolMessage(generateInput.delta, messages.length, executed, clientResults));
-        if (generateInput.messageCount !== messages.length) throw new Unrebuildable();
         last = await decode<GenerateResult>(completed.result?.payloads);
         messages.push(...last.messages);
       } else if (type === 'executeTool') {
