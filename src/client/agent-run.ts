@@ -77,8 +77,9 @@ export interface DecisionOptions {
 export interface AgentRunOptions {
   /**
    * How long a request that a worker answers (queries: `state`, `events`, `messages` of a running run; updates:
-   * `approve`, `deny`, `submitToolResult`) waits before failing with `NoWorkerError` (no worker polls the run's task queue) or
-   * `WorkerTimeoutError` (workers poll it but none answered). Default 20 s: after a worker crash, a run's first
+   * `approve`, `deny`, `submitToolResult`) waits before failing with `NoWorkerError` (no worker polls the run's task
+   * queue, or Temporal says so itself a second before the deadline) or `WorkerTimeoutError` (workers poll it but none
+   * answered). Default 20 s: after a worker crash, a run's first
    * answer can take ~10 s.
    */
   requestTimeoutMs?: number;
