@@ -39,7 +39,11 @@ export function explainError(error: unknown, context: ErrorContext): CliUsageErr
     return new CliFailure(error.message, { cause: error });
   }
   const run = context.runId ? `run '${terminalSafeLine(context.runId)}'` : 'the run';
-  const ended = RunRequestRejectedError.isInstance(error) && error.code === RefusalCode.RunEnded;
+  // Temporal's own answer for a closed run (the client reports it as Run.Ended) reads as before.
+  const ended =
+    RunRequestRejectedError.isInstance(error) &&
+    error.code === RefusalCode.RunEnded &&
+    error.cause instanceof WorkflowNotFoundError;
   if (RunRequestRejectedError.isInstance(error) && !ended) {
     return new CliFailure(`Rejected by ${run}: ${error.message}`, { cause: error });
   }
