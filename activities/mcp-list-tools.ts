@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { classifyMcpError } from '../src/mcp/classify-mcp-error.js';
-import { isMcpServerError } from '../src/mcp/errors/mcp-server-error.js';
+import { McpServerError } from '../src/mcp/errors/mcp-server-error.js';
 import { describeError } from '../src/mcp/describe-error.js';
 import { listingVersion } from '../src/mcp/listing.js';
 import { mcpToolOrigin, mcpToolsFromListing } from '../src/mcp/tools-from-listing.js';
@@ -84,7 +84,7 @@ export function createMcpListTools(deps: ActivityDependencies) {
         version: 1,
         kind: 'failed',
         server: input.server,
-        reason: isMcpServerError(error) ? error.reason : 'unknown',
+        reason: McpServerError.isInstance(error) ? error.reason : 'unknown',
         message: describeError(error),
       };
     } finally {

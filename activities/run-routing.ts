@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Agent } from '../src/agent/agent.js';
 import { classifyModelError, isAbortError } from '../src/models/call-model.js';
 import { FailureType, type RunContextData } from '../src/protocol/index.js';
-import { isToolRoutingConfigError } from '../src/routing/errors/tool-routing-config-error.js';
+import { ToolRoutingConfigError } from '../src/routing/errors/tool-routing-config-error.js';
 import { resolveRunToolRouting, type RunToolRouting } from '../src/routing/resolve-run-routing.js';
 import type { ToolLookup } from '../src/tool/check-tool-call.js';
 import type { RegisteredTool } from '../src/tool/normalize-tool.js';
@@ -25,7 +25,7 @@ export function runRouting(
   try {
     return resolveRunToolRouting({ tools, config: agent.toolRouting, override, service: deps.toolSearch });
   } catch (err) {
-    throw isToolRoutingConfigError(err) ? routingFailure(err) : err;
+    throw ToolRoutingConfigError.isInstance(err) ? routingFailure(err) : err;
   }
 }
 
@@ -53,7 +53,7 @@ export function offeredLookup(tools: readonly RegisteredTool[]): ToolLookup {
  */
 export function routingFailure(err: unknown, signal?: AbortSignal): unknown {
   if (isAbortError(err, signal)) return err;
-  if (isToolRoutingConfigError(err)) {
+  if (ToolRoutingConfigError.isInstance(err)) {
     return ApplicationFailure.create({
       type: FailureType.RoutingInvalidConfig,
       message: err.message,

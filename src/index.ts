@@ -58,14 +58,11 @@ export { checkToolCall, type ToolCallCheck, type ToolLookup } from './tool/check
 export { runToolPipeline, type RunToolPipelineInput, type ToolPipelineOutcome } from './tool/pipeline.js';
 export type { AgentRef, AgentToolHooks, OnToolEndArgs, OnToolErrorArgs, OnToolStartArgs } from './tool/agent-hooks.js';
 export type { ToolErrorCause, ToolErrorResult } from './tool/error-result.js';
-export { ClientHTTPError, isClientHTTPError } from './tool/errors/client-http-error.js';
-export {
-  ToolDeniedError,
-  isToolDeniedError,
-  type ToolDeniedCode,
-  type ToolDeniedErrorOptions,
-} from './tool/errors/tool-denied-error.js';
+export { DurableAgentError, type DurableAgentErrorOptions } from './errors/durable-agent-error.js';
+export { ClientHTTPError } from './tool/errors/client-http-error.js';
+export { ToolDeniedError, type ToolDeniedCode, type ToolDeniedErrorOptions } from './tool/errors/tool-denied-error.js';
 export { CheckpointTooLargeError } from './tool/errors/checkpoint-too-large-error.js';
+export { LocalToolError } from './tool/errors/local-tool-error.js';
 
 export { createReasoningTools } from './tool/reasoning/create-reasoning-tools.js';
 export { createAnalyzeTool, createThinkTool } from './tool/reasoning/tools.js';
@@ -84,7 +81,7 @@ export {
 
 export { Agent, type BuildSystemPromptInput, type BuiltSystemPrompt } from './agent/agent.js';
 export { AgentRegistry } from './agent/registry.js';
-export { AgentNotFoundError, isAgentNotFoundError } from './agent/agent-not-found-error.js';
+export { AgentNotFoundError } from './agent/agent-not-found-error.js';
 export type {
   AgentApprovalOptions,
   AgentHooks,

@@ -1,10 +1,12 @@
 import {
   INPUT_LIMITS,
   jsonBytes,
+  RefusalCode,
   refusedPayloadOf,
   type ApprovalDecision,
   type ApprovalRecord,
   type PendingApproval,
+  type Refusal,
 } from '../src/protocol/index.js';
 
 /** A tool call that needs a person's decision before it runs. */
@@ -77,27 +79,36 @@ export class ApprovalBook {
     return this.earlyIds().map((id) => this.received.get(id)!);
   }
 
-  /** Why a decision is not even well-formed, or undefined. */
-  malformed(decision: ApprovalDecision | null | undefined): string | undefined {
+  /** Why a decision is not even well-formed (with the rule's code), or undefined. */
+  malformed(decision: ApprovalDecision | null | undefined): Refusal | undefined {
     const refused = refusedPayloadOf(decision);
-    if (refused) return `The worker's payload codec refused the decision (${refused.code}): ${refused.message}`;
-    if (typeof decision !== 'object' || decision === null) return 'A decision must be an object.';
-    if (typeof decision.toolCallId !== 'string' || decision.toolCallId === '') {
-      return 'toolCallId must be a non-empty string.';
+    if (refused) {
+      const message = `The worker's payload codec refused the decision (${refused.code}): ${refused.message}`;
+      return { code: RefusalCode.InputUndecodable, message };
     }
-    if (typeof decision.approved !== 'boolean') return 'approved must be true or false.';
-    if (decision.reason !== undefined && typeof decision.reason !== 'string') return 'reason must be a string.';
-    if (decision.approver !== undefined && typeof decision.approver !== 'string') return 'approver must be a string.';
+    if (typeof decision !== 'object' || decision === null) return malformedInput('A decision must be an object.');
+    if (typeof decision.toolCallId !== 'string' || decision.toolCallId === '') {
+      return malformedInput('toolCallId must be a non-empty string.');
+    }
+    if (typeof decision.approved !== 'boolean') return malformedInput('approved must be true or false.');
+    if (decision.reason !== undefined && typeof decision.reason !== 'string') {
+      return malformedInput('reason must be a string.');
+    }
+    if (decision.approver !== undefined && typeof decision.approver !== 'string') {
+      return malformedInput('approver must be a string.');
+    }
     if (!this.rules.bound) return undefined;
-    if (decision.token !== undefined && typeof decision.token !== 'string') return 'token must be a string.';
+    if (decision.token !== undefined && typeof decision.token !== 'string') {
+      return malformedInput('token must be a string.');
+    }
     if ((decision.reason?.length ?? 0) > INPUT_LIMITS.reasonChars) {
-      return `reason must be at most ${INPUT_LIMITS.reasonChars} characters.`;
+      return tooLargeInput(`reason must be at most ${INPUT_LIMITS.reasonChars} characters.`);
     }
     if ((decision.approver?.length ?? 0) > INPUT_LIMITS.approverChars) {
-      return `approver must be at most ${INPUT_LIMITS.approverChars} characters.`;
+      return tooLargeInput(`approver must be at most ${INPUT_LIMITS.approverChars} characters.`);
     }
     if (jsonBytes(decision.identity) > INPUT_LIMITS.identityBytes) {
-      return `identity must be at most ${INPUT_LIMITS.identityBytes} bytes of JSON.`;
+      return tooLargeInput(`identity must be at most ${INPUT_LIMITS.identityBytes} bytes of JSON.`);
     }
     return undefined;
   }
@@ -129,22 +140,32 @@ export class ApprovalBook {
     return true;
   }
 
-  /** Why an update's decision must be rejected, or undefined when it is acceptable. Touches nothing. */
-  rejection(decision: ApprovalDecision): string | undefined {
+  /**
+   * Why an update's decision must be rejected (with the rule's code), or undefined when it is acceptable. Touches
+   * nothing.
+   */
+  rejection(decision: ApprovalDecision): Refusal | undefined {
     const id = decision.toolCallId;
-    if (this.settled.has(id) || this.received.has(id)) return `The approval for tool call '${id}' was already decided.`;
+    if (this.settled.has(id) || this.received.has(id)) {
+      return {
+        code: RefusalCode.ApprovalAlreadyDecided,
+        message: `The approval for tool call '${id}' was already decided.`,
+      };
+    }
     const pending = this.pending.get(id);
     if (!pending) {
       const waiting = [...this.pending.keys()];
-      return waiting.length === 0
-        ? `The run is not waiting for any approval (tool call '${id}' is unknown).`
-        : `No pending approval for tool call '${id}'. Pending: ${waiting.join(', ')}.`;
+      const message =
+        waiting.length === 0
+          ? `The run is not waiting for any approval (tool call '${id}' is unknown).`
+          : `No pending approval for tool call '${id}'. Pending: ${waiting.join(', ')}.`;
+      return { code: RefusalCode.ApprovalUnknownCall, message };
     }
     if (pending.token !== undefined && decision.token !== pending.token) {
-      return (
+      const message =
         `The decision does not answer the pending request for tool call '${id}': its token does not match. ` +
-        'Read the request (run.state() or the approval-requested event) and decide on what it shows.'
-      );
+        'Read the request (run.state() or the approval-requested event) and decide on what it shows.';
+      return { code: RefusalCode.ApprovalTokenMismatch, message };
     }
     return undefined;
   }
@@ -265,4 +286,12 @@ function formatDuration(ms: number): string {
   if (ms % 60_000 === 0) return `${ms / 60_000}m`;
   if (ms % 1_000 === 0) return `${ms / 1_000}s`;
   return `${ms}ms`;
+}
+
+function malformedInput(message: string): Refusal {
+  return { code: RefusalCode.InputMalformed, message };
+}
+
+function tooLargeInput(message: string): Refusal {
+  return { code: RefusalCode.InputTooLarge, message };
 }

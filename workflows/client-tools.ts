@@ -1,8 +1,10 @@
 import {
   INPUT_LIMITS,
   jsonBytes,
+  RefusalCode,
   refusedPayloadOf,
   type PendingToolResult,
+  type Refusal,
   type ToolResultSubmission,
 } from '../src/protocol/index.js';
 
@@ -30,26 +32,32 @@ export class ClientToolBook {
   }
 
   /** Why a submission is not even well-formed, or undefined. */
-  malformed(submission: ToolResultSubmission | null | undefined): string | undefined {
+  malformed(submission: ToolResultSubmission | null | undefined): Refusal | undefined {
     const refused = refusedPayloadOf(submission);
-    if (refused) return `The worker's payload codec refused the result (${refused.code}): ${refused.message}`;
-    if (typeof submission?.toolCallId !== 'string') return 'toolCallId must be a string.';
+    if (refused) {
+      const message = `The worker's payload codec refused the result (${refused.code}): ${refused.message}`;
+      return { code: RefusalCode.InputUndecodable, message };
+    }
+    if (typeof submission?.toolCallId !== 'string') {
+      return { code: RefusalCode.InputMalformed, message: 'toolCallId must be a string.' };
+    }
     return undefined;
   }
 
-  /** Why an update's submission must be rejected, or undefined. Touches nothing. */
-  rejection(submission: ToolResultSubmission): string | undefined {
+  /** Why an update's submission must be rejected (with the rule's code), or undefined. Touches nothing. */
+  rejection(submission: ToolResultSubmission): Refusal | undefined {
     const bytes = jsonBytes(submission.output);
-    if (bytes > INPUT_LIMITS.toolResultBytes) return tooLarge(bytes);
+    if (bytes > INPUT_LIMITS.toolResultBytes) return { code: RefusalCode.InputTooLarge, message: tooLarge(bytes) };
     if (!this.pending.has(submission.toolCallId)) {
       const waiting = [...this.pending.keys()];
-      return (
+      const message =
         `No client-side tool call '${submission.toolCallId}' is waiting for a result.` +
-        (waiting.length ? ` Waiting: ${waiting.join(', ')}.` : '')
-      );
+        (waiting.length ? ` Waiting: ${waiting.join(', ')}.` : '');
+      return { code: RefusalCode.ToolResultUnknownCall, message };
     }
     if (this.submitted.has(submission.toolCallId)) {
-      return `A result for tool call '${submission.toolCallId}' was already submitted.`;
+      const message = `A result for tool call '${submission.toolCallId}' was already submitted.`;
+      return { code: RefusalCode.ToolResultAlreadySubmitted, message };
     }
     return undefined;
   }

@@ -1,5 +1,11 @@
 import { ApplicationFailure, condition, log, setHandler, workflowInfo } from '@temporalio/workflow';
-import { FailureType, type ElicitationRecord, type ElicitationResponse } from '../src/protocol/index.js';
+import {
+  FailureType,
+  RefusalCode,
+  type ElicitationRecord,
+  type ElicitationResponse,
+  type Refusal,
+} from '../src/protocol/index.js';
 import {
   approvalSignal,
   approvalUpdate,
@@ -26,25 +32,28 @@ export function registerHandlers(state: AgentRunState): void {
   const { approvals, clientTools } = state;
   setHandler(approvalSignal, (decision) => {
     const why = approvals.malformed(decision);
-    if (why) log.warn('Ignored a malformed approval signal', { why });
+    if (why) log.warn('Ignored a malformed approval signal', { why: why.message });
     else approvals.receive(decision);
   });
   setHandler(
     approvalUpdate,
     async (decision) => {
       // The validator ran in this same activation, so the decision is accepted unless a rule changed in between.
-      if (!approvals.receive(decision, true))
-        throw refused(approvals.rejection(decision) ?? 'The decision was ignored.');
+      if (!approvals.receive(decision, true)) {
+        throw refusal(
+          approvals.rejection(decision) ?? { code: RefusalCode.RunRefused, message: 'The decision was ignored.' },
+        );
+      }
       await condition(() => approvals.hasOutcome(decision));
       const outcome = approvals.takeOutcome(decision);
-      if ('refused' in outcome) throw refused(outcome.refused);
+      if ('refused' in outcome) throw refusal({ code: RefusalCode.ApprovalNotAuthorized, message: outcome.refused });
       return outcome.record;
     },
     { validator: (decision) => reject(approvals.malformed(decision) ?? approvals.rejection(decision)) },
   );
   setHandler(toolResultSignal, (submission) => {
     const why = clientTools.malformed(submission);
-    if (why) log.warn('Ignored a malformed tool-result signal', { why });
+    if (why) log.warn('Ignored a malformed tool-result signal', { why: why.message });
     else clientTools.receive(submission);
   });
   setHandler(toolResultUpdate, (submission) => clientTools.receive(submission), {
@@ -58,12 +67,24 @@ export function registerHandlers(state: AgentRunState): void {
   setHandler(transcriptQuery, (from, to, fromPart) => state.transcriptPage(workflowInfo().runId, from, to, fromPart));
 }
 
+/**
+ * A refusal as the failure the client receives: its `type` is the refusal's code, which the client exposes as
+ * `RunRequestRejectedError.code`. Thrown from a validator it records nothing; thrown from a handler (after the
+ * validator accepted) it completes the update with that failure.
+ */
+function refusal({ code, message }: Refusal): ApplicationFailure {
+  return ApplicationFailure.create({ type: code, message, nonRetryable: true });
+}
+
+// The elicitation group's codes come with the elicitation rework; until then its refusals keep their old type.
 function refused(message: string): ApplicationFailure {
   return ApplicationFailure.create({ type: FailureType.ApprovalRefused, message, nonRetryable: true });
 }
 
-function reject(why: string | undefined): void {
-  if (why) throw new Error(why);
+function reject(why: Refusal | string | undefined): void {
+  if (why === undefined) return;
+  if (typeof why === 'string') throw new Error(why);
+  throw refusal(why);
 }
 
 /**

@@ -3,6 +3,7 @@
 import { ServiceError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { NoWorkerError } from '../client/errors/no-worker-error.js';
 import { RunRequestRejectedError } from '../client/errors/run-request-rejected-error.js';
+import { RefusalCode } from '../protocol/refusal-codes.js';
 import { WorkerTimeoutError } from '../client/errors/worker-timeout-error.js';
 import { ConnectionConfigError } from '../connection/errors/connection-config-error.js';
 import { TemporalConnectionError } from '../connection/errors/temporal-connection-error.js';
@@ -38,11 +39,16 @@ export function explainError(error: unknown, context: ErrorContext): CliUsageErr
     return new CliFailure(error.message, { cause: error });
   }
   const run = context.runId ? `run '${terminalSafeLine(context.runId)}'` : 'the run';
-  if (RunRequestRejectedError.isInstance(error)) {
+  // Temporal's own answer for a closed run (the client reports it as Run.Ended) reads as before.
+  const ended =
+    RunRequestRejectedError.isInstance(error) &&
+    error.code === RefusalCode.RunEnded &&
+    error.cause instanceof WorkflowNotFoundError;
+  if (RunRequestRejectedError.isInstance(error) && !ended) {
     return new CliFailure(`Rejected by ${run}: ${error.message}`, { cause: error });
   }
-  if (error instanceof WorkflowNotFoundError) {
-    if (/already completed|already finished|closed/i.test(error.message)) {
+  if (ended || error instanceof WorkflowNotFoundError) {
+    if (ended || /already completed|already finished|closed/i.test(error.message)) {
       return new CliFailure(`The ${run.replace(/^the /, '')} has already ended, so it cannot take this request.`, {
         cause: error,
       });

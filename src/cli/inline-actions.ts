@@ -4,6 +4,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { AgentRun } from '../client/agent-run.js';
 import { RunRequestRejectedError } from '../client/errors/run-request-rejected-error.js';
+import { RefusalCode } from '../protocol/refusal-codes.js';
 import type { RunEvent, RunState } from '../protocol/index.js';
 import { askElicitation } from './ask-elicitation.js';
 import { formatDecision, formatValue } from './format.js';
@@ -129,7 +130,8 @@ export const elicitationAction: InlineAction<ElicitationRequested> = {
         return true;
       } catch (error) {
         // The run ended meanwhile (someone else's answer let it finish): the watch shows how.
-        if (error instanceof WorkflowNotFoundError) {
+        const ended = RunRequestRejectedError.isInstance(error) && error.code === RefusalCode.RunEnded;
+        if (ended || error instanceof WorkflowNotFoundError) {
           ctx.note(ctx.style.yellow('Not recorded: the run has ended.'));
           return true;
         }

@@ -5,6 +5,7 @@ import type { AgentRun } from '../client/agent-run.js';
 import { NoWorkerError } from '../client/errors/no-worker-error.js';
 import { WorkerTimeoutError } from '../client/errors/worker-timeout-error.js';
 import { RunRequestRejectedError } from '../client/errors/run-request-rejected-error.js';
+import { RefusalCode } from '../protocol/refusal-codes.js';
 import {
   TERMINAL_EVENT_TYPES,
   type ElicitationContent,
@@ -256,7 +257,8 @@ async function answer(
       responder !== undefined ? { responder } : {},
     );
   } catch (error) {
-    if (!RunRequestRejectedError.isInstance(error)) throw error;
+    // A run that has ended is explained like any request to it (see explain-error.ts).
+    if (!RunRequestRejectedError.isInstance(error) || error.code === RefusalCode.RunEnded) throw error;
     throw new CliFailure(await rejectedAnswer(run, command.elicitationId, error.message), { cause: error });
   }
   const shown = record ?? {

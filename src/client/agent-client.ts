@@ -99,12 +99,21 @@ export class AgentClient {
       taskQueue: taskQueue ?? this.taskQueue,
       workflowId: workflowId ?? `agent-${agentName}-${randomUUID()}`,
     });
-    return new AgentRun(this.temporal.workflow.getHandle(handle.workflowId), this.runOptions);
+    // Pinned to the execution just started: a later run that reuses the workflow id is another run.
+    return this.getRun(handle.workflowId, { firstExecutionRunId: handle.firstExecutionRunId });
   }
 
-  /** A handle on an existing run by workflow id (the latest execution, across continue-as-new). */
-  getRun(workflowId: string): AgentRun {
-    return new AgentRun(this.temporal.workflow.getHandle(workflowId), this.runOptions);
+  /**
+   * A handle on an existing run by workflow id. With `firstExecutionRunId` (the run id of the run's first
+   * execution, e.g. `run.firstExecutionRunId` saved earlier) it is pinned to that run and its continued-as-new
+   * executions; without it, it follows the workflow id's latest execution, whichever run that is.
+   */
+  getRun(workflowId: string, options: { firstExecutionRunId?: string } = {}): AgentRun {
+    const { firstExecutionRunId } = options;
+    if (firstExecutionRunId === undefined)
+      return new AgentRun(this.temporal.workflow.getHandle(workflowId), this.runOptions);
+    const handle = this.temporal.workflow.getHandle(workflowId, undefined, { firstExecutionRunId });
+    return new AgentRun(handle, this.runOptions, firstExecutionRunId);
   }
 
   /** Starts a run and waits for its result. */

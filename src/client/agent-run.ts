@@ -1,8 +1,10 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { ToolDeniedError } from '../tool/errors/tool-denied-error.js';
-import { RunRequestRejectedError } from './errors/run-request-rejected-error.js';
+import { refusalOf, runEnded, type RefusedRequest } from './refusal-of.js';
+import { currentRunId } from './history/run-chain.js';
+import { transcriptFromHistory } from './history/transcript-from-history.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, throughWorker } from './through-worker.js';
 import {
   FailureType,
@@ -74,21 +76,33 @@ export interface DecisionOptions {
 /** Options of an {@link AgentRun}. */
 export interface AgentRunOptions {
   /**
-   * How long a request that a worker answers (queries: `state`, `messages`, `events`; updates: `approve`, `deny`,
-   * `submitToolResult`) waits before failing with `NoWorkerError` (no worker polls the run's task queue) or
-   * `WorkerTimeoutError` (workers poll it but none answered). Default 20 s: after a worker crash, a run's first
+   * How long a request that a worker answers (queries: `state`, `events`, `messages` of a running run; updates:
+   * `approve`, `deny`, `submitToolResult`) waits before failing with `NoWorkerError` (no worker polls the run's task
+   * queue, or Temporal says so itself a second before the deadline) or `WorkerTimeoutError` (workers poll it but none
+   * answered). Default 20 s: after a worker crash, a run's first
    * answer can take ~10 s.
    */
   requestTimeoutMs?: number;
 }
 
-/** A handle on one durable agent run (a workflow id, following continue-as-new). */
+/**
+ * A handle on one durable agent run: a workflow id, following continue-as-new. A run started by
+ * `AgentClient.start` (or looked up with its `firstExecutionRunId`) is pinned to its own executions: a later run that
+ * reuses the workflow id is another run, which this handle never reads or changes.
+ */
 export class AgentRun {
   private readonly requestTimeoutMs: number;
 
+  /**
+   * `handle`: for a pinned run, a handle made with `getHandle(workflowId, undefined, { firstExecutionRunId })`, so
+   * that its result, updates and cancellation stay with the run's chain; queries and signals are sent to the
+   * chain's current execution, which this class looks up.
+   */
   constructor(
     readonly handle: WorkflowHandle,
     options: AgentRunOptions = {},
+    /** The run id of the run's first execution, when known: the run is then pinned to it. */
+    readonly firstExecutionRunId?: string,
   ) {
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   }
@@ -100,8 +114,8 @@ export class AgentRun {
 
   /**
    * Waits for the run to end (as long as it takes) and returns its result. A run ended by a `ToolDeniedError`
-   * rejects with that error, code and HTTP status kept. The transcript is then read through the run's query, so
-   * a worker must be running: without one this rejects with `NoWorkerError` after `requestTimeoutMs`.
+   * rejects with that error, code and HTTP status kept. The result and the transcript are read from the run's
+   * history, so no worker needs to be running (see {@link messages}).
    */
   async result(): Promise<AgentRunResult> {
     let output: AgentRunOutput;
@@ -115,14 +129,22 @@ export class AgentRun {
   }
 
   /**
-   * The run's transcript (system prompt, input, model responses, tool results). Works after the run ended; a
-   * worker answers it (see `requestTimeoutMs`).
+   * The run's transcript (system prompt, input, model responses, tool results). Once the run has ended (completed,
+   * failed, cancelled, terminated) it is rebuilt from the run's history with the client's data converter, payload
+   * codec included: no worker is needed. While the run is running, a worker answers it (see `requestTimeoutMs`), as
+   * it does for the rare finished run whose history this client cannot rebuild (docs/durable-runs.md).
    */
   async messages(): Promise<TranscriptMessage[]> {
+    const current = await this.currentExecution();
+    if (!current.running) {
+      const { messages } = await transcriptFromHistory(this.handle.client, this.id, current.runId);
+      if (messages) return messages;
+    }
+    const execution = this.handle.client.getHandle(this.id, current.runId);
     // The run answers in pages of about 1 MB; a larger message comes in pieces, each page with its own deadline.
     const page = await readTranscript(
       (from, to, fromPart) =>
-        this.ask('the transcript query', () => this.handle.query(transcriptQuery, from, to, fromPart)),
+        this.ask('the transcript query', () => execution.query(transcriptQuery, from, to, fromPart)),
       0,
     );
     return page.messages;
@@ -130,7 +152,25 @@ export class AgentRun {
 
   /** Status, step, pending approvals and client-side tool calls, running tools. A worker answers it. */
   async state(): Promise<RunState> {
-    return await this.ask('the state query', () => this.handle.query(stateQuery));
+    const execution = await this.execution();
+    return await this.ask('the state query', () => execution.query(stateQuery));
+  }
+
+  /**
+   * The execution requests go to: for a pinned run, the current execution of its chain (a later run reusing the
+   * workflow id is not it); otherwise the workflow id's latest execution.
+   */
+  private async execution(): Promise<WorkflowHandle> {
+    if (this.firstExecutionRunId === undefined) return this.handle;
+    const runId = await currentRunId(this.handle.client, this.id, this.firstExecutionRunId);
+    return this.handle.client.getHandle(this.id, runId);
+  }
+
+  /** The run id of the execution requests go to, and whether it is still running. */
+  private async currentExecution(): Promise<{ runId: string; running: boolean }> {
+    const execution = await this.execution();
+    const { runId, status } = await execution.describe();
+    return { runId, running: status.name === 'RUNNING' };
   }
 
   /**
@@ -145,27 +185,37 @@ export class AgentRun {
     let after = options.after ?? 0;
     const interval = options.pollIntervalMs ?? 200;
     const { signal } = options;
+    let execution = await this.execution();
     for (let idle = 0; ; ) {
       if (signal?.aborted) return;
       let batch: RunEvent[];
       try {
-        batch = await this.ask('the events query', () => this.handle.query(eventsQuery, after, 500), { signal });
+        const current = execution;
+        batch = await this.ask('the events query', () => current.query(eventsQuery, after, 500), { signal });
       } catch (error) {
         if (signal?.aborted) return;
         throw error;
       }
+      let continued = false;
       for (const event of batch) {
         after = event.seq;
         yield event;
         if (TERMINAL_EVENT_TYPES.has(event.type)) return;
+        continued ||= event.type === 'continued-as-new';
       }
+      // The log goes on in the next execution (which carries it over): a pinned run asks that one from now on.
+      if (continued) execution = await this.execution();
       if (batch.length > 0) {
         idle = 0;
         continue;
       }
       // A run terminated or timed out by Temporal records no terminal event: stop once it is closed and drained.
-      if (++idle % 10 === 0 && (await this.handle.describe()).status.name !== 'RUNNING') {
-        const rest = await this.ask('the events query', () => this.handle.query(eventsQuery, after, 500));
+      const status = ++idle % 10 === 0 ? (await execution.describe()).status.name : 'RUNNING';
+      if (status === 'CONTINUED_AS_NEW') {
+        execution = await this.execution();
+      } else if (status !== 'RUNNING') {
+        const current = execution;
+        const rest = await this.ask('the events query', () => current.query(eventsQuery, after, 500));
         for (const event of rest) yield event;
         return;
       }
@@ -190,7 +240,8 @@ export class AgentRun {
     await this.ask(
       'the tool result',
       () =>
-        rejectionsExplained(
+        this.rejectionsExplained(
+          'tool-result',
           this.handle.executeUpdate(toolResultUpdate, {
             args: [{ toolCallId, output, ...(options.isError ? { isError: true } : {}) }],
           }),
@@ -217,12 +268,16 @@ export class AgentRun {
       ...(options.responder !== undefined ? { responder: options.responder } : {}),
     };
     if (options.signal) {
-      await this.handle.signal(elicitationResponseSignal, response);
+      await (await this.execution()).signal(elicitationResponseSignal, response);
       return undefined;
     }
     return await this.ask(
       'the elicitation answer',
-      () => rejectionsExplained(this.handle.executeUpdate(elicitationResponseUpdate, { args: [response] })),
+      () =>
+        this.rejectionsExplained(
+          'elicitation',
+          this.handle.executeUpdate(elicitationResponseUpdate, { args: [response] }),
+        ),
       { pending: true },
     );
   }
@@ -249,12 +304,12 @@ export class AgentRun {
       ...(options.identity !== undefined ? { identity: options.identity } : {}),
     };
     if (options.signal) {
-      await this.handle.signal(approvalSignal, decision);
+      await (await this.execution()).signal(approvalSignal, decision);
       return undefined;
     }
     return await this.ask(
       what,
-      () => rejectionsExplained(this.handle.executeUpdate(approvalUpdate, { args: [decision] })),
+      () => this.rejectionsExplained('approval', this.handle.executeUpdate(approvalUpdate, { args: [decision] })),
       { pending: true },
     );
   }
@@ -265,13 +320,21 @@ export class AgentRun {
    * is refused by the run with the reason.
    */
   private async requestToken(what: string, toolCallId: string, signal: boolean): Promise<string | undefined> {
-    const state = await this.ask(what, () => this.handle.query(stateQuery));
+    const execution = await this.execution();
+    const state = await this.ask(what, () => execution.query(stateQuery));
     if (!signal && (state.status === 'completed' || state.status === 'failed' || state.status === 'cancelled')) {
-      throw new RunRequestRejectedError(
-        `Run '${this.id}' has ${state.status === 'completed' ? 'completed' : `been ${state.status}`}: it waits for no approval.`,
-      );
+      throw runEnded(this.id, state.status, undefined, 'it waits for no approval');
     }
     return state.pendingApprovals.find((p) => p.toolCallId === toolCallId)?.token;
+  }
+
+  /** An update the run refused becomes a RunRequestRejectedError with the refusal's code and message. */
+  private async rejectionsExplained<T>(request: RefusedRequest, update: Promise<T>): Promise<T> {
+    try {
+      return await update;
+    } catch (err) {
+      throw refusalOf(err, request, this.id) ?? err;
+    }
   }
 
   /**
@@ -307,18 +370,6 @@ function toolCallsOf(messages: TranscriptMessage[]): { toolCalls: RunToolCall[];
     }
   }
   return { toolCalls, toolResults };
-}
-
-/** An update the run's validator rejected becomes a RunRequestRejectedError carrying the validator's message. */
-async function rejectionsExplained<T>(update: Promise<T>): Promise<T> {
-  try {
-    return await update;
-  } catch (err) {
-    if (err instanceof WorkflowUpdateFailedError && err.cause instanceof Error) {
-      throw new RunRequestRejectedError(err.cause.message, { cause: err });
-    }
-    throw err;
-  }
 }
 
 /** A run ended by a ToolDeniedError rejects with that error; anything else is passed through. */

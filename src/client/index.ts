@@ -9,21 +9,22 @@ export {
   type RunToolResult,
 } from './agent-run.js';
 export { DEFAULT_REQUEST_TIMEOUT_MS } from './through-worker.js';
+export { DurableAgentError, type DurableAgentErrorOptions } from '../errors/durable-agent-error.js';
 export { NoWorkerError, type NoWorkerErrorDetails } from './errors/no-worker-error.js';
 export { WorkerTimeoutError, type WorkerTimeoutErrorDetails } from './errors/worker-timeout-error.js';
 export { RunRequestRejectedError } from './errors/run-request-rejected-error.js';
-export { ToolDeniedError, isToolDeniedError } from '../tool/errors/tool-denied-error.js';
+export { ToolDeniedError } from '../tool/errors/tool-denied-error.js';
 export * from '../connection/index.js';
 export {
   createPayloadCodec,
   payloadCodecFromEnv,
   PayloadCodecError,
-  isPayloadCodecError,
   DurableAgentPayloadCodec,
   type PayloadCodecOptions,
 } from '../codec/index.js';
 export {
   FailureType,
+  RefusalCode,
   TERMINAL_EVENT_TYPES,
   type AgentRunOutput,
   type ApprovalRecord,
@@ -33,6 +34,7 @@ export {
   type PendingApproval,
   type PendingElicitation,
   type PendingToolResult,
+  type Refusal,
   type RunEvent,
   type RunState,
   type RunStatus,

@@ -21,6 +21,7 @@ export interface WorkerRequestOptions {
 
 const GRPC_CANCELLED = 1;
 const GRPC_DEADLINE_EXCEEDED = 4;
+const GRPC_FAILED_PRECONDITION = 9;
 const TASK_QUEUE_TYPE_WORKFLOW = 1;
 /** Bounds the calls that explain a timeout, so the explanation cannot hang in its turn. */
 const EXPLAIN_TIMEOUT_MS = 5_000;
@@ -55,6 +56,8 @@ export async function throughWorker<T>(
     return await (local ? connection.withAbortSignal(local.signal, withDeadline) : withDeadline());
   } catch (error) {
     if (signal?.aborted) throw error;
+    // Temporal itself may say nobody polls (a second before the deadline): no need to ask it again.
+    if (isNoPollerAnswer(error)) throw await unanswered(handle, options, error, { noPoller: true });
     if (isWorkerTimeout(error) || Date.now() >= deadline) throw await unanswered(handle, options, error);
     throw error;
   } finally {
@@ -73,8 +76,30 @@ export function isWorkerTimeout(error: unknown): boolean {
   return false;
 }
 
-/** Tells "no worker" from "a worker that did not answer" by the pollers Temporal lists for the run's queue. */
-async function unanswered(handle: WorkflowHandle, options: WorkerRequestOptions, cause: unknown): Promise<Error> {
+/**
+ * Temporal's own "no poller seen for task queue recently, worker may be down" (gRPC FAILED_PRECONDITION): the server
+ * answers a query so, a second before the caller's deadline, when no worker has polled the queue lately.
+ */
+export function isNoPollerAnswer(error: unknown): boolean {
+  for (let current: unknown = error, depth = 0; current && depth < 5; depth++) {
+    const { code, details, message } = current as { code?: unknown; details?: unknown; message?: unknown };
+    const text = `${typeof details === 'string' ? details : ''} ${typeof message === 'string' ? message : ''}`;
+    if (code === GRPC_FAILED_PRECONDITION && /no poller/i.test(text)) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/**
+ * Tells "no worker" from "a worker that did not answer" by the pollers Temporal lists for the run's queue.
+ * `noPoller`: Temporal already said nobody polls, though it may still list a worker that stopped moments ago.
+ */
+async function unanswered(
+  handle: WorkflowHandle,
+  options: WorkerRequestOptions,
+  cause: unknown,
+  { noPoller = false }: { noPoller?: boolean } = {},
+): Promise<Error> {
   const connection = handle.client.connection;
   const namespace = handle.client.options.namespace;
   let taskQueue: string;
@@ -104,6 +129,6 @@ async function unanswered(handle: WorkflowHandle, options: WorkerRequestOptions,
   }
   const common = { runId: handle.workflowId, taskQueue, request: options.request, timeoutMs: options.timeoutMs };
   const pending = options.pending === true;
-  if (pollers.length === 0) return new NoWorkerError({ ...common, namespace, pending }, { cause });
+  if (noPoller || pollers.length === 0) return new NoWorkerError({ ...common, namespace, pending }, { cause });
   return new WorkerTimeoutError({ ...common, pollers, pending }, { cause });
 }

@@ -32,7 +32,7 @@ export interface PayloadCodecOptions {
   encryption?: PayloadEncryptionOptions;
   /**
    * Whether a codec that encrypts also accepts unencrypted payloads. Default `false`: once a key encrypts, a
-   * plaintext payload (from a client without the key, or forged) is refused with `PLAINTEXT_REFUSED`. Set it while
+   * plaintext payload (from a client without the key, or forged) is refused with `Codec.PlaintextRefused`. Set it while
    * migrating to encryption, until every run that was open before is closed. A codec that does not encrypt
    * (no key, or decrypt-only) always accepts plaintext: it writes it.
    */
@@ -56,16 +56,16 @@ export class DurableAgentPayloadCodec implements PayloadCodec {
     const compression = options.compression ?? 'gzip';
     if (compression !== 'gzip' && compression !== 'none') {
       throw new PayloadCodecError(
-        'INVALID_CONFIG',
+        'Codec.InvalidConfig',
         `compression must be 'gzip' or 'none', not '${String(compression)}'.`,
       );
     }
     const threshold = options.compressionThreshold ?? DEFAULT_COMPRESSION_THRESHOLD_BYTES;
     if (!Number.isInteger(threshold) || threshold < 0) {
-      throw new PayloadCodecError('INVALID_CONFIG', `compressionThreshold must be a whole number of bytes >= 0.`);
+      throw new PayloadCodecError('Codec.InvalidConfig', `compressionThreshold must be a whole number of bytes >= 0.`);
     }
     if (options.allowPlaintext !== undefined && typeof options.allowPlaintext !== 'boolean') {
-      throw new PayloadCodecError('INVALID_CONFIG', 'allowPlaintext must be true or false.');
+      throw new PayloadCodecError('Codec.InvalidConfig', 'allowPlaintext must be true or false.');
     }
     this.compression = compression;
     this.compressionThreshold = threshold;
@@ -140,7 +140,10 @@ export class DurableAgentPayloadCodec implements PayloadCodec {
       const encoding = text(current.metadata?.encoding);
       if (encoding !== ENCODING_GZIP && encoding !== ENCODING_ENCRYPTED) break;
       if (layer === MAX_LAYERS) {
-        throw new PayloadCodecError('MALFORMED_PAYLOAD', `A payload is wrapped in more codec layers than we write.`);
+        throw new PayloadCodecError(
+          'Codec.MalformedPayload',
+          `A payload is wrapped in more codec layers than we write.`,
+        );
       }
       const inner =
         encoding === ENCODING_GZIP
@@ -167,7 +170,7 @@ function parseInner(bytes: Uint8Array, encoding: string): Payload {
   try {
     return deserializePayload(bytes);
   } catch (cause) {
-    throw new PayloadCodecError('MALFORMED_PAYLOAD', `A '${encoding}' payload does not hold a Temporal payload.`, {
+    throw new PayloadCodecError('Codec.MalformedPayload', `A '${encoding}' payload does not hold a Temporal payload.`, {
       cause,
     });
   }
@@ -175,7 +178,7 @@ function parseInner(bytes: Uint8Array, encoding: string): Payload {
 
 function plaintextRefused(encoding: string | undefined): PayloadCodecError {
   return new PayloadCodecError(
-    'PLAINTEXT_REFUSED',
+    'Codec.PlaintextRefused',
     `Refused an unencrypted payload (encoding '${encoding ?? 'none'}'): this worker/client encrypts, so it accepts ` +
       `only encrypted payloads. It was written by a process without the codec (a client built without ` +
       `payloadCodec, the temporal CLI, a worker without the key): give that process the same codec. While ` +

@@ -52,7 +52,7 @@ export function parseEncryptionKey(keyId: string, key: EncryptionKeyInput): Buff
   if (bytes?.length !== KEY_BYTES) {
     const got = bytes ? `${bytes.length} bytes` : typeof key === 'string' ? 'neither hex nor base64' : typeof key;
     throw new PayloadCodecError(
-      'INVALID_CONFIG',
+      'Codec.InvalidConfig',
       `Encryption key '${keyId}' must be ${KEY_BYTES} bytes (AES-256): a Buffer, or a string of 64 hex characters ` +
         `or base64 (got ${got}). Generate one with \`openssl rand -base64 32\`.`,
       { keyId },
@@ -80,7 +80,7 @@ export function toKeyRing(options: PayloadEncryptionOptions): KeyRing {
   checkKeyId(currentKeyId);
   if (!keys.has(currentKeyId)) {
     throw new PayloadCodecError(
-      'INVALID_CONFIG',
+      'Codec.InvalidConfig',
       `encryption.currentKeyId '${currentKeyId}' is not one of encryption.keys (${describeKeyIds(keys.keys())}): ` +
         `add its key to encryption.keys.`,
       { keyId: currentKeyId },
@@ -97,6 +97,6 @@ export function describeKeyIds(keyIds: Iterable<string>): string {
 
 function checkKeyId(keyId: unknown): asserts keyId is string {
   if (typeof keyId !== 'string' || keyId.trim() === '') {
-    throw new PayloadCodecError('INVALID_CONFIG', 'Encryption key ids must be non-empty strings.');
+    throw new PayloadCodecError('Codec.InvalidConfig', 'Encryption key ids must be non-empty strings.');
   }
 }

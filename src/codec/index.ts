@@ -10,7 +10,7 @@ export {
   type PayloadEncryptionOptions,
   type SingleKeyEncryption,
 } from './encryption-keys.js';
-export { PayloadCodecError, isPayloadCodecError, type PayloadCodecErrorCode } from './payload-codec-error.js';
+export { PayloadCodecError, type PayloadCodecErrorCode } from './payload-codec-error.js';
 export {
   DEFAULT_COMPRESSION_THRESHOLD_BYTES,
   ENCODING_ENCRYPTED,

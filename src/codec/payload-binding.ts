@@ -67,7 +67,7 @@ export function readEncryptedMetadata(metadata: Record<string, Uint8Array | null
   const keyId = text(metadata[METADATA_ENCRYPTION_KEY_ID]);
   if (!keyId) {
     throw new PayloadCodecError(
-      'MALFORMED_PAYLOAD',
+      'Codec.MalformedPayload',
       `An encrypted payload has no '${METADATA_ENCRYPTION_KEY_ID}' metadata, so there is no telling which key ` +
         `decrypts it: it was not written by this codec, or was modified.`,
     );
@@ -98,7 +98,7 @@ export function checkBinding(bound: EncryptedMetadata, context: SerializationCon
 
 function contextMismatch(boundTo: string, deliveredTo: string, keyId: string): PayloadCodecError {
   return new PayloadCodecError(
-    'CONTEXT_MISMATCH',
+    'Codec.ContextMismatch',
     `Refused an encrypted payload bound to ${boundTo} that was delivered to ${deliveredTo}: it was copied from ` +
       `another run's history, not written for this one. If this is a replay of a history, give the replayer the ` +
       `history's real workflow id.`,

@@ -33,7 +33,7 @@ export function payloadCodecFromEnv(env: Record<string, string | undefined> = pr
 
   if (compression !== undefined && compression !== 'gzip' && compression !== 'none') {
     throw new PayloadCodecError(
-      'INVALID_CONFIG',
+      'Codec.InvalidConfig',
       `DURABLE_AGENT_COMPRESSION must be 'gzip' or 'none', not '${compression}'.`,
     );
   }
@@ -49,7 +49,7 @@ export function payloadCodecFromEnv(env: Record<string, string | undefined> = pr
       // The same key in both places is normal mid-rotation; two different keys under one id is a mistake.
       if (listed !== undefined && !bytes.equals(parseEncryptionKey(keyId, listed))) {
         throw new PayloadCodecError(
-          'INVALID_CONFIG',
+          'Codec.InvalidConfig',
           `Key id '${keyId}' has one key in DURABLE_AGENT_ENCRYPTION_KEY and another in ` +
             `DURABLE_AGENT_DECRYPTION_KEYS: a key id must always mean the same key.`,
           { keyId },
@@ -70,7 +70,7 @@ function parseDecryptionKeys(value: string): Record<string, string | Buffer> {
     const keyId = entry.slice(0, separator).trim();
     if (separator <= 0 || keyId === '') {
       throw new PayloadCodecError(
-        'INVALID_CONFIG',
+        'Codec.InvalidConfig',
         'DURABLE_AGENT_DECRYPTION_KEYS must be a comma-separated list of <key id>:<key> entries (keys in base64 ' +
           'or hex).',
       );
@@ -88,5 +88,5 @@ function parseBoolean(name: string, value: string | undefined): boolean | undefi
   const lower = value.toLowerCase();
   if (TRUE.has(lower)) return true;
   if (FALSE.has(lower)) return false;
-  throw new PayloadCodecError('INVALID_CONFIG', `${name} must be 'true' or 'false', not '${value}'.`);
+  throw new PayloadCodecError('Codec.InvalidConfig', `${name} must be 'true' or 'false', not '${value}'.`);
 }

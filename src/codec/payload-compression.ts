@@ -23,12 +23,12 @@ export async function decompress(data: Uint8Array): Promise<Uint8Array> {
   } catch (cause) {
     if ((cause as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') {
       throw new PayloadCodecError(
-        'DECOMPRESSED_TOO_LARGE',
+        'Codec.DecompressedTooLarge',
         `Refused a '${ENCODING_GZIP}' payload of ${data.length} bytes that inflates past ` +
           `${MAX_DECOMPRESSED_BYTES} bytes: this codec never writes one (it does not compress payloads that large), ` +
           `so it is corrupt or hostile (a decompression bomb).`,
       );
     }
-    throw new PayloadCodecError('MALFORMED_PAYLOAD', `A '${ENCODING_GZIP}' payload is not valid gzip.`, { cause });
+    throw new PayloadCodecError('Codec.MalformedPayload', `A '${ENCODING_GZIP}' payload is not valid gzip.`, { cause });
   }
 }

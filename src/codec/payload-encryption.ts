@@ -39,7 +39,7 @@ export function decryptPayload(
   const { keyId, version } = bound;
   if (version !== undefined && version !== ENCRYPTION_VERSION) {
     throw new PayloadCodecError(
-      'UNSUPPORTED_VERSION',
+      'Codec.UnsupportedVersion',
       `A payload is encrypted in format '${version}' (its '${METADATA_ENCRYPTION_VERSION}' metadata), newer than ` +
         `this worker/client reads (${ENCRYPTION_VERSION}): upgrade durable-agent here to the version that wrote it.`,
       { keyId },
@@ -73,12 +73,12 @@ function unknownKeyError(keyId: string, keyRing: KeyRing | undefined): PayloadCo
         `configure '${keyId}' with ${where}.`
       : `Cannot decrypt a payload encrypted with key id '${keyId}': this worker/client has no encryption key ` +
         `configured. Configure key '${keyId}' with ${where}.`;
-  return new PayloadCodecError('UNKNOWN_KEY_ID', message, { keyId });
+  return new PayloadCodecError('Codec.UnknownKeyId', message, { keyId });
 }
 
 function decryptionFailed(keyId: string, cause?: unknown): PayloadCodecError {
   return new PayloadCodecError(
-    'DECRYPTION_FAILED',
+    'Codec.DecryptionFailed',
     `A payload encrypted with key id '${keyId}' failed authentication: it or its metadata was modified after it ` +
       `was encrypted, or the key configured as '${keyId}' here is not the key it was encrypted with. Check that ` +
       `every worker and client has the same key bytes under '${keyId}'.`,

@@ -17,7 +17,7 @@ export function withPayloadCodec(
   if (payloadCodec !== undefined && explicitCodecs.length > 0) {
     // Two places configuring codecs would leave the order (and so the wire format) to guesswork.
     throw new PayloadCodecError(
-      'INVALID_CONFIG',
+      'Codec.InvalidConfig',
       'Both payloadCodec and dataConverter.payloadCodecs are set: configure payload codecs in one place.',
     );
   }

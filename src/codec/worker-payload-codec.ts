@@ -7,7 +7,7 @@ import {
   type SerializationContext,
 } from '@temporalio/common';
 import { getGlobalLogger } from '../logger.js';
-import { isPayloadCodecError, type PayloadCodecErrorCode } from './payload-codec-error.js';
+import { type PayloadCodecErrorCode, PayloadCodecError } from './payload-codec-error.js';
 import { REFUSED_PAYLOAD_KEY, type RefusedPayloadValue } from '../protocol/refused-payload.js';
 import { withPayloadCodec } from './with-payload-codec.js';
 import { DurableAgentPayloadCodec } from './create-payload-codec.js';
@@ -15,7 +15,10 @@ import { DurableAgentPayloadCodec } from './create-payload-codec.js';
 // Refusals that no worker, in any configuration, would decode: the payload itself is broken or hostile. Only these
 // may be replaced by a value, because the replacement is recorded in what the workflow did: a payload that another
 // worker could decode (a key it has, plaintext it allows) must fail the task instead, so that worker replays it.
-const STRUCTURAL: ReadonlySet<PayloadCodecErrorCode> = new Set(['MALFORMED_PAYLOAD', 'DECOMPRESSED_TOO_LARGE']);
+const STRUCTURAL: ReadonlySet<PayloadCodecErrorCode> = new Set([
+  'Codec.MalformedPayload',
+  'Codec.DecompressedTooLarge',
+]);
 
 /**
  * The codecs a worker decodes with. When Temporal decodes a workflow task (the run's input, signals, updates,
@@ -60,7 +63,7 @@ export function workerPayloadCodec(codecs: readonly PayloadCodec[]): PayloadCode
             const [decoded] = await decodeChain([payload], context);
             return decoded!;
           } catch (err) {
-            if (!isPayloadCodecError(err) || !STRUCTURAL.has(err.code)) throw err;
+            if (!PayloadCodecError.isInstance(err) || !STRUCTURAL.has(err.code)) throw err;
             getGlobalLogger().warn(
               `Refused a payload sent to workflow '${context.workflowId}' in namespace '${context.namespace}'; ` +
                 `the workflow receives { ${REFUSED_PAYLOAD_KEY}: { code, message } } in its place`,

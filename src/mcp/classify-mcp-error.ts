@@ -1,9 +1,9 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { describeError } from './describe-error.js';
-import { isMCPAuthorizationError } from './errors/mcp-authorization-error.js';
-import { isMCPConfigurationError } from './errors/mcp-configuration-error.js';
-import { isMcpServerError } from './errors/mcp-server-error.js';
-import { isMcpToolError } from './errors/mcp-tool-error.js';
+import { MCPAuthorizationError } from './errors/mcp-authorization-error.js';
+import { MCPConfigurationError } from './errors/mcp-configuration-error.js';
+import { McpServerError } from './errors/mcp-server-error.js';
+import { McpToolError } from './errors/mcp-tool-error.js';
 
 /**
  * Failure types of MCP work as it crosses an activity boundary: stable `Area.Reason` strings for retry policies
@@ -55,7 +55,7 @@ export function classifyMcpError(
   redact: (text: string) => string = (text) => text,
 ): ApplicationFailure {
   if (error instanceof ApplicationFailure) return error;
-  if (isMcpServerError(error)) {
+  if (McpServerError.isInstance(error)) {
     const type = BY_REASON[error.reason];
     const retryable =
       error.reason === 'connect-failed' ||
@@ -70,17 +70,17 @@ export function classifyMcpError(
       ...(error.retryAfterMs !== undefined ? { nextRetryDelay: error.retryAfterMs } : {}),
     });
   }
-  if (isMCPAuthorizationError(error)) {
+  if (MCPAuthorizationError.isInstance(error)) {
     return ApplicationFailure.create({
       type: McpFailureType.AuthorizationDenied,
       message: error.message,
       nonRetryable: true,
     });
   }
-  if (isMcpToolError(error)) {
+  if (McpToolError.isInstance(error)) {
     return ApplicationFailure.create({ type: McpFailureType.ToolError, message: error.message, nonRetryable: true });
   }
-  if (isMCPConfigurationError(error)) {
+  if (MCPConfigurationError.isInstance(error)) {
     return ApplicationFailure.create({
       type: McpFailureType.Configuration,
       message: error.message,

@@ -5,7 +5,7 @@ import type { McpCallOutcome } from './call-result.js';
 import { MCPClient } from './client.js';
 import { McpConnectionPool, type McpConnectionPoolOptions, type McpServerTarget } from './connection-pool.js';
 import { describeError } from './describe-error.js';
-import { isMcpServerError, McpServerError, type McpFailureReason } from './errors/mcp-server-error.js';
+import { McpServerError, type McpFailureReason } from './errors/mcp-server-error.js';
 import type { McpListingLimits, McpServerListing, McpToolDefinition } from './listing.js';
 import {
   callServerTool,
@@ -238,7 +238,7 @@ export class MCPConfiguration<K extends string = string> {
         } catch (error) {
           const failure: McpServerFailure = {
             serverName,
-            reason: isMcpServerError(error) ? error.reason : 'unknown',
+            reason: McpServerError.isInstance(error) ? error.reason : 'unknown',
             message: describeError(error),
           };
           getGlobalLogger().error(`Error fetching tools from MCP server ${serverName}: ${failure.message}`);

@@ -53,10 +53,10 @@ export {
   type MCPCanParams,
   type MCPCanResult,
 } from './authorization.js';
-export { MCPAuthorizationError, isMCPAuthorizationError } from './errors/mcp-authorization-error.js';
-export { MCPConfigurationError, isMCPConfigurationError } from './errors/mcp-configuration-error.js';
-export { McpServerError, isMcpServerError, type McpFailureReason } from './errors/mcp-server-error.js';
-export { McpToolError, isMcpToolError } from './errors/mcp-tool-error.js';
+export { MCPAuthorizationError } from './errors/mcp-authorization-error.js';
+export { MCPConfigurationError } from './errors/mcp-configuration-error.js';
+export { McpServerError, type McpFailureReason } from './errors/mcp-server-error.js';
+export { McpToolError } from './errors/mcp-tool-error.js';
 export { McpFailureType, classifyMcpError, type McpFailureTypeName } from './classify-mcp-error.js';
 export { REDACTED, collectSecrets, createRedactor, type Redactor } from './secrets.js';
 export { PausableDeadline } from './pausable-deadline.js';

@@ -4,7 +4,7 @@ import type { McpProgress } from './connection.js';
 import type { McpConnectionPool, McpServerTarget } from './connection-pool.js';
 import type { McpElicitationHandler } from './elicitation.js';
 import { MCPAuthorizationError } from './errors/mcp-authorization-error.js';
-import { isMcpServerError } from './errors/mcp-server-error.js';
+import { McpServerError } from './errors/mcp-server-error.js';
 import { DEFAULT_LISTING_LIMITS, normalizeListing, type McpListingLimits, type McpServerListing } from './listing.js';
 import type { MCPAuthContext } from './types.js';
 
@@ -137,7 +137,8 @@ async function withFreshRetry<T>(operation: () => Promise<T>): Promise<T> {
   try {
     return await operation();
   } catch (error) {
-    if (isMcpServerError(error) && error.reason === 'connection-lost' && !error.requestSent) return operation();
+    if (McpServerError.isInstance(error) && error.reason === 'connection-lost' && !error.requestSent)
+      return operation();
     throw error;
   }
 }

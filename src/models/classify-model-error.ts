@@ -14,10 +14,10 @@ import {
 } from '@ai-sdk/provider';
 import { ApplicationFailure } from '@temporalio/common';
 import { RetryError, ToolChoiceViolationError } from 'ai';
-import { isInvalidModelIdError } from './errors/invalid-model-id-error.js';
-import { isMissingApiKeyError } from './errors/missing-api-key-error.js';
-import { isScriptedModelExhaustedError } from './errors/scripted-model-exhausted-error.js';
-import { isUnknownProviderError } from './errors/unknown-provider-error.js';
+import { InvalidModelIdError } from './errors/invalid-model-id-error.js';
+import { MissingApiKeyError } from './errors/missing-api-key-error.js';
+import { ScriptedModelExhaustedError } from './errors/scripted-model-exhausted-error.js';
+import { UnknownProviderError } from './errors/unknown-provider-error.js';
 import { redactSecrets } from '../secrets/redact-secrets.js';
 
 /**
@@ -83,13 +83,17 @@ export function classifyModelError(error: unknown): ApplicationFailure {
 
   if (APICallError.isInstance(error)) return classifyApiCallError(error);
 
-  if (isMissingApiKeyError(error) || isUnknownProviderError(error) || isInvalidModelIdError(error)) {
+  if (
+    MissingApiKeyError.isInstance(error) ||
+    UnknownProviderError.isInstance(error) ||
+    InvalidModelIdError.isInstance(error)
+  ) {
     return failure(ModelFailureType.Configuration, message, cause, { nonRetryable: true });
   }
   if (LoadAPIKeyError.isInstance(error) || LoadSettingError.isInstance(error) || NoSuchModelError.isInstance(error)) {
     return failure(ModelFailureType.Configuration, message, cause, { nonRetryable: true });
   }
-  if (isScriptedModelExhaustedError(error)) {
+  if (ScriptedModelExhaustedError.isInstance(error)) {
     return failure(ModelFailureType.ScriptExhausted, message, cause, { nonRetryable: true });
   }
   if (

@@ -20,8 +20,8 @@ export type {
   ToolSearchStrategy,
   ToolTextFunction,
 } from './types.js';
-export { ToolRoutingConfigError, isToolRoutingConfigError } from './errors/tool-routing-config-error.js';
-export { CallToolRefusedError, isCallToolRefusedError } from './errors/call-tool-refused-error.js';
+export { ToolRoutingConfigError } from './errors/tool-routing-config-error.js';
+export { CallToolRefusedError } from './errors/call-tool-refused-error.js';
 export {
   isEmbeddingModelObject,
   validateEmbeddingInput,

@@ -5,4 +5,4 @@ export { createSpanExporters, traceExportPlan, type TraceExportPlan } from './sp
 export { MODEL_CALL_FUNCTION_ID, modelCallTelemetry, type ModelCallTelemetry } from './model-call-telemetry.js';
 export { SpanAttribute, createActivitySpanInterceptor, type ActivitySpanOptions } from './activity-spans.js';
 export { PROMETHEUS_ADDRESS_ENV, installRuntimeFromEnv } from './worker-runtime.js';
-export { TelemetryConfigError, isTelemetryConfigError } from './telemetry-config-error.js';
+export { TelemetryConfigError } from './telemetry-config-error.js';

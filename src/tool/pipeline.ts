@@ -1,7 +1,7 @@
 import { getGlobalLogger } from '../logger.js';
 import type { AgentRef, AgentToolHooks } from './agent-hooks.js';
 import { buildToolErrorResult, type ToolErrorResult } from './error-result.js';
-import { isToolDeniedError, type ToolDeniedError } from './errors/tool-denied-error.js';
+import { ToolDeniedError } from './errors/tool-denied-error.js';
 import { encodeDefault, encodeToolError, encodeToolOutput } from './model-output.js';
 import type { AnyTool, ToolCheckpoint, ToolExecuteOptions, ToolHookOnEndResult, ToolResultOutput } from './tool.js';
 import { validateToolOutput } from './validate-output.js';
@@ -125,7 +125,7 @@ async function handleFailure(
   const { tool, args, toolCallId, agentHooks } = input;
   const payload = buildToolErrorResult(error, toolCallId, tool.name);
   const asError = error instanceof Error ? error : new Error(payload.message);
-  let denial = isToolDeniedError(error) ? error : undefined;
+  let denial = ToolDeniedError.isInstance(error) ? error : undefined;
 
   // A hook failing while we handle a failure must not hide it; only a denial or a cancellation changes course.
   const guard = async <T>(hook: () => T | Promise<T>): Promise<T | undefined> => {
@@ -133,7 +133,7 @@ async function handleFailure(
       return await hook();
     } catch (hookError) {
       if (options.abortSignal?.aborted) throw hookError;
-      if (isToolDeniedError(hookError)) denial ??= hookError;
+      if (ToolDeniedError.isInstance(hookError)) denial ??= hookError;
       else
         getGlobalLogger().error(`A hook failed while handling an error of tool '${tool.name}'`, { error: hookError });
       return undefined;

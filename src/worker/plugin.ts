@@ -120,7 +120,7 @@ export class DurableAgentPlugin extends SimplePlugin {
     const taken = Object.keys(this.agentActivities).filter((name) => Object.hasOwn(existing, name));
     if (taken.length > 0) {
       throw new AgentPluginError(
-        'ACTIVITY_NAME_TAKEN',
+        'Plugin.ActivityNameTaken',
         `The worker already has activities named ${taken.map((n) => `'${n}'`).join(', ')}, which the agent workflow ` +
           'calls by those names: rename your activities, or host agents on a worker of their own.',
       );

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
 import { ScriptedLanguageModel, type ScriptedRequest } from '../../src/models/scripted-model.js';
 import { createTool } from '../../src/tool/tool.js';
-import { ToolDeniedError, isToolDeniedError } from '../../src/tool/errors/tool-denied-error.js';
+import { ToolDeniedError } from '../../src/tool/errors/tool-denied-error.js';
 import { createTestEnv, uniqueTaskQueue } from '../support/temporal.js';
 import { activityCounts, recordHistory, toolResultsSeen, withAgentWorker } from '../support/agent-harness.js';
 
@@ -278,7 +278,7 @@ describe('agent loop', () => {
         () => undefined,
         (err: unknown) => err,
       );
-      expect(isToolDeniedError(error)).toBe(true);
+      expect(ToolDeniedError.isInstance(error)).toBe(true);
       expect(error).toMatchObject({
         message: 'Monthly payment quota exceeded.',
         code: 'TOOL_QUOTA_EXCEEDED',

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
 import { AgentClient } from '../../src/client/agent-client.js';
 import { createPayloadCodec, type DurableAgentPayloadCodec } from '../../src/codec/create-payload-codec.js';
-import { isPayloadCodecError } from '../../src/codec/payload-codec-error.js';
+import { PayloadCodecError } from '../../src/codec/payload-codec-error.js';
 import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
 import { createTool } from '../../src/tool/tool.js';
 import { withAgentWorker } from '../support/agent-harness.js';
@@ -122,8 +122,8 @@ describe('payload codec', () => {
             () => undefined,
             (err: unknown) => err,
           );
-        expect(isPayloadCodecError(wrongKeyError)).toBe(true);
-        expect(wrongKeyError).toMatchObject({ code: 'UNKNOWN_KEY_ID', keyId: 'test-key' });
+        expect(PayloadCodecError.isInstance(wrongKeyError)).toBe(true);
+        expect(wrongKeyError).toMatchObject({ code: 'Codec.UnknownKeyId', keyId: 'test-key' });
         expect(String(wrongKeyError)).toContain(`key id 'test-key'`);
         expect(String(wrongKeyError)).toContain(`only has keys 'other-key'`);
 

@@ -14,7 +14,7 @@ import { MCPConfiguration } from '../../src/mcp/configuration.js';
 import { ProviderRegistry } from '../../src/models/provider-registry.js';
 import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
 import { createTool } from '../../src/tool/tool.js';
-import { isAgentPluginError } from '../../src/worker/errors/agent-plugin-error.js';
+import { AgentPluginError } from '../../src/worker/errors/agent-plugin-error.js';
 import { DurableAgentPlugin } from '../../src/worker/plugin.js';
 import { McpRuntime } from '../../src/worker/runtime/mcp-runtime.js';
 import { workflowsPath } from '../../src/worker/workflow-paths.js';
@@ -186,7 +186,7 @@ describe('DurableAgentPlugin', () => {
       activities: { generate: async () => 'mine', composeGreeting },
       plugins: [agents],
     }).catch((e: unknown) => e);
-    expect(isAgentPluginError(error)).toBe(true);
+    expect(AgentPluginError.isInstance(error)).toBe(true);
     expect((error as Error).message).toContain("activities named 'generate'");
     expect((error as Error).message).toContain('rename your activities');
   });

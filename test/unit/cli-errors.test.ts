@@ -25,7 +25,10 @@ describe('explainError', () => {
   });
 
   it('names the run that refused a request, with its reason', () => {
-    const explained = explainError(new RunRequestRejectedError("No pending approval for tool call 'x'."), where);
+    const explained = explainError(
+      new RunRequestRejectedError("No pending approval for tool call 'x'.", { code: 'Approval.UnknownCall' }),
+      where,
+    );
     expect(explained.message).toBe("Rejected by run 'run-1': No pending approval for tool call 'x'.");
   });
 

@@ -4,7 +4,7 @@ import { defaultPayloadConverter, type Payload, type PayloadCodec } from '@tempo
 import { describe, expect, it } from 'vitest';
 import { createPayloadCodec } from '../../src/codec/create-payload-codec.js';
 import { payloadCodecFromEnv } from '../../src/codec/payload-codec-from-env.js';
-import { isPayloadCodecError } from '../../src/codec/payload-codec-error.js';
+import { PayloadCodecError } from '../../src/codec/payload-codec-error.js';
 import { withPayloadCodec } from '../../src/codec/with-payload-codec.js';
 
 const KEY_1 = randomBytes(32);
@@ -114,6 +114,6 @@ describe('withPayloadCodec', () => {
     } catch (err) {
       error = err;
     }
-    expect(isPayloadCodecError(error) && error.message).toContain('configure payload codecs in one place');
+    expect(PayloadCodecError.isInstance(error) && error.message).toContain('configure payload codecs in one place');
   });
 });

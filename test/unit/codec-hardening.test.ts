@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_DECOMPRESSED_BYTES } from '../../src/codec/constants.js';
 import { createPayloadCodec, type DurableAgentPayloadCodec } from '../../src/codec/create-payload-codec.js';
 import { deserializePayload, serializePayload } from '../../src/codec/payload-bytes.js';
-import { isPayloadCodecError, type PayloadCodecError } from '../../src/codec/payload-codec-error.js';
+import { PayloadCodecError } from '../../src/codec/payload-codec-error.js';
 import { payloadCodecFromEnv } from '../../src/codec/payload-codec-from-env.js';
 import { refusedPayloadOf } from '../../src/protocol/refused-payload.js';
 import { workerPayloadCodec } from '../../src/codec/worker-payload-codec.js';
@@ -39,7 +39,7 @@ async function decodeError(
     () => undefined,
     (err: unknown) => err,
   );
-  if (!isPayloadCodecError(error)) throw new Error(`expected a PayloadCodecError, got ${String(error)}`);
+  if (!PayloadCodecError.isInstance(error)) throw new Error(`expected a PayloadCodecError, got ${String(error)}`);
   return error;
 }
 
@@ -101,7 +101,7 @@ describe('bounded decompression', () => {
     const before = process.memoryUsage().rss;
     const error = await decodeError(createPayloadCodec(), bomb);
     const grown = process.memoryUsage().rss - before;
-    expect(error.code).toBe('DECOMPRESSED_TOO_LARGE');
+    expect(error.code).toBe('Codec.DecompressedTooLarge');
     expect(error.message).toContain(`inflates past ${MAX_DECOMPRESSED_BYTES} bytes`);
     expect(error.message).toContain('decompression bomb');
     // Inflating it would take 2 GiB; the bound holds memory to the limit plus zlib's buffers.
@@ -134,12 +134,12 @@ describe('plaintext with a key', () => {
     ];
     for (const payload of plaintexts) {
       const error = await decodeError(strict, payload, workflowContext('wf'));
-      expect(error.code).toBe('PLAINTEXT_REFUSED');
+      expect(error.code).toBe('Codec.PlaintextRefused');
       expect(error.message).toContain('allowPlaintext: true (DURABLE_AGENT_ALLOW_PLAINTEXT=true)');
       expect(error.message).toContain('A payload nobody should have sent (a forged signal) is applied');
     }
     // A payload no configuration could read is refused as such, not as plaintext.
-    expect((await decodeError(strict, gzipBomb(64))).code).toBe('DECOMPRESSED_TOO_LARGE');
+    expect((await decodeError(strict, gzipBomb(64))).code).toBe('Codec.DecompressedTooLarge');
     expect(strict.allowPlaintext).toBe(false);
   });
 
@@ -205,10 +205,10 @@ describe('ciphertexts bound to their context', () => {
   it('refuses a payload copied into another workflow or namespace, naming both', async () => {
     const [encoded] = await codec.encode([approval], workflowContext('run-a'));
     const other = await decodeError(codec, encoded!, workflowContext('run-b'));
-    expect(other.code).toBe('CONTEXT_MISMATCH');
+    expect(other.code).toBe('Codec.ContextMismatch');
     expect(other.message).toContain(`bound to workflow 'run-a' that was delivered to workflow 'run-b'`);
     const namespace = await decodeError(codec, encoded!, workflowContext('run-a', 'prod'));
-    expect(namespace.code).toBe('CONTEXT_MISMATCH');
+    expect(namespace.code).toBe('Codec.ContextMismatch');
     expect(namespace.message).toContain(`namespace 'default'`);
   });
 
@@ -234,7 +234,7 @@ describe('ciphertexts bound to their context', () => {
     ];
     for (const payload of edits) {
       expect((await decodeError(ring, payload, workflowContext('run-b-2025-01-01T09:00:00Z'))).code).toBe(
-        'DECRYPTION_FAILED',
+        'Codec.DecryptionFailed',
       );
     }
   });
@@ -245,7 +245,7 @@ describe('ciphertexts bound to their context', () => {
       expect(await codec.decode([encoded!], workflowContext(id))).toHaveLength(1);
     }
     for (const id of ['daily-report-evil', 'daily-report2025-01-01T09:00:00Z', 'x-daily-report-2025-01-01T09:00:00Z']) {
-      expect((await decodeError(codec, encoded!, workflowContext(id))).code).toBe('CONTEXT_MISMATCH');
+      expect((await decodeError(codec, encoded!, workflowContext(id))).code).toBe('Codec.ContextMismatch');
     }
   });
 
@@ -255,7 +255,7 @@ describe('ciphertexts bound to their context', () => {
     expect(await codec.decode([unbound!], workflowContext('anywhere'))).toHaveLength(1);
     const future = { ...unbound!, metadata: { ...unbound!.metadata, 'encryption-version': Buffer.from('3') } };
     const error = await decodeError(codec, future);
-    expect(error.code).toBe('UNSUPPORTED_VERSION');
+    expect(error.code).toBe('Codec.UnsupportedVersion');
     expect(error.message).toContain('upgrade durable-agent');
   });
 });
@@ -272,8 +272,8 @@ describe('workerPayloadCodec', () => {
     const malformed: Payload = { metadata: { encoding: Buffer.from('binary/gzip') }, data: Buffer.from('junk') };
     const decoded = await worker.decode([good!, gzipBomb(64), malformed], workflowContext('wf'));
     expect(fromPayload(decoded[0]!)).toBe('fine');
-    expect(refusedPayloadOf(fromPayload(decoded[1]!))).toMatchObject({ code: 'DECOMPRESSED_TOO_LARGE' });
-    expect(refusedPayloadOf(fromPayload(decoded[2]!))).toMatchObject({ code: 'MALFORMED_PAYLOAD' });
+    expect(refusedPayloadOf(fromPayload(decoded[1]!))).toMatchObject({ code: 'Codec.DecompressedTooLarge' });
+    expect(refusedPayloadOf(fromPayload(decoded[2]!))).toMatchObject({ code: 'Codec.MalformedPayload' });
     expect(warnings).toHaveLength(2);
     expect(String(warnings[0]![0])).toContain(`Refused a payload sent to workflow 'wf'`);
     expect(refusedPayloadOf({ toolCallId: 'x' })).toBeUndefined();
@@ -281,16 +281,16 @@ describe('workerPayloadCodec', () => {
 
   it('throws for refusals another worker could decode, outside workflow tasks, and inside activities', async () => {
     const plaintext = await decodeError(worker, toPayload('plain'), workflowContext('wf'));
-    expect(plaintext.code).toBe('PLAINTEXT_REFUSED');
+    expect(plaintext.code).toBe('Codec.PlaintextRefused');
     const [elsewhere] = await codec.encode([toPayload('x')], workflowContext('other'));
-    expect((await decodeError(worker, elsewhere!, workflowContext('wf'))).code).toBe('CONTEXT_MISMATCH');
+    expect((await decodeError(worker, elsewhere!, workflowContext('wf'))).code).toBe('Codec.ContextMismatch');
     const activity: SerializationContext = { type: 'activity', namespace: 'default', workflowId: 'wf', isLocal: false };
-    expect((await decodeError(worker, gzipBomb(64), activity)).code).toBe('DECOMPRESSED_TOO_LARGE');
+    expect((await decodeError(worker, gzipBomb(64), activity)).code).toBe('Codec.DecompressedTooLarge');
     // An activity reading a run's transcript through its client decodes in a workflow context.
     const inActivity = await asyncLocalStorage.run({} as Context, () =>
       decodeError(worker, gzipBomb(64), workflowContext('wf')),
     );
-    expect(inActivity.code).toBe('DECOMPRESSED_TOO_LARGE');
+    expect(inActivity.code).toBe('Codec.DecompressedTooLarge');
   });
 
   it('encodes and decodes through the whole chain in order', async () => {

@@ -5,7 +5,7 @@ import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { createPayloadCodec, type DurableAgentPayloadCodec } from '../../src/codec/create-payload-codec.js';
 import { serializePayload } from '../../src/codec/payload-bytes.js';
-import { isPayloadCodecError, type PayloadCodecError } from '../../src/codec/payload-codec-error.js';
+import { PayloadCodecError } from '../../src/codec/payload-codec-error.js';
 
 const KEY_1 = randomBytes(32);
 const KEY_2 = randomBytes(32);
@@ -30,7 +30,7 @@ async function decodeError(codec: DurableAgentPayloadCodec, payload: Payload): P
     () => undefined,
     (err: unknown) => err,
   );
-  if (!isPayloadCodecError(error)) throw new Error(`expected a PayloadCodecError, got ${String(error)}`);
+  if (!PayloadCodecError.isInstance(error)) throw new Error(`expected a PayloadCodecError, got ${String(error)}`);
   return error;
 }
 
@@ -128,7 +128,7 @@ describe('createPayloadCodec', () => {
       toPayload(SECRET),
     ]);
     const error = await decodeError(createPayloadCodec(), encoded!);
-    expect(error.code).toBe('UNKNOWN_KEY_ID');
+    expect(error.code).toBe('Codec.UnknownKeyId');
     expect(error.keyId).toBe('prod-2024');
     expect(error.message).toContain(`key id 'prod-2024'`);
     expect(error.message).toContain('no encryption key configured');
@@ -141,7 +141,7 @@ describe('createPayloadCodec', () => {
       toPayload(SECRET),
     ]);
     const error = await decodeError(createPayloadCodec({ encryption: { keyId: 'new', key: KEY_2 } }), encoded!);
-    expect(error.code).toBe('UNKNOWN_KEY_ID');
+    expect(error.code).toBe('Codec.UnknownKeyId');
     expect(error.message).toContain(`key id 'old'`);
     expect(error.message).toContain(`only has keys 'new'`);
     expect(error.message).toContain('DURABLE_AGENT_DECRYPTION_KEYS');
@@ -150,7 +150,7 @@ describe('createPayloadCodec', () => {
   it('detects a different key under the same id, and never prints key material', async () => {
     const [encoded] = await createPayloadCodec({ encryption: { keyId: 'k1', key: KEY_1 } }).encode([toPayload(SECRET)]);
     const error = await decodeError(createPayloadCodec({ encryption: { keyId: 'k1', key: KEY_2 } }), encoded!);
-    expect(error.code).toBe('DECRYPTION_FAILED');
+    expect(error.code).toBe('Codec.DecryptionFailed');
     expect(error.message).toContain(`key id 'k1' failed authentication`);
     for (const key of [KEY_1, KEY_2]) {
       expect(error.message).not.toContain(key.toString('base64'));
@@ -175,10 +175,10 @@ describe('createPayloadCodec', () => {
       { metadata: encoded!.metadata!, data: data.subarray(0, 10) },
       { metadata: { ...encoded!.metadata, 'encryption-key-id': Buffer.from('k2') }, data },
     ];
-    for (const payload of tampered) expect((await decodeError(codec, payload)).code).toBe('DECRYPTION_FAILED');
+    for (const payload of tampered) expect((await decodeError(codec, payload)).code).toBe('Codec.DecryptionFailed');
 
     const withoutKeyId = await decodeError(codec, { metadata: { encoding: encoded!.metadata!.encoding! }, data });
-    expect(withoutKeyId.code).toBe('MALFORMED_PAYLOAD');
+    expect(withoutKeyId.code).toBe('Codec.MalformedPayload');
     expect(withoutKeyId.message).toContain(`no 'encryption-key-id'`);
   });
 
@@ -187,7 +187,7 @@ describe('createPayloadCodec', () => {
       metadata: { encoding: Buffer.from('binary/gzip') },
       data: Buffer.from('not gzip'),
     });
-    expect(error.code).toBe('MALFORMED_PAYLOAD');
+    expect(error.code).toBe('Codec.MalformedPayload');
   });
 
   it('rotates keys: encodes with the current key, decodes with any known key', async () => {
@@ -231,13 +231,13 @@ describe('createPayloadCodec', () => {
       try {
         fn();
       } catch (err) {
-        if (isPayloadCodecError(err)) return err;
+        if (PayloadCodecError.isInstance(err)) return err;
         throw err;
       }
       throw new Error('expected a PayloadCodecError');
     };
     const short = attempt(() => createPayloadCodec({ encryption: { keyId: 'k', key: randomBytes(16) } }));
-    expect(short.code).toBe('INVALID_CONFIG');
+    expect(short.code).toBe('Codec.InvalidConfig');
     expect(short.message).toContain(`Encryption key 'k' must be 32 bytes`);
     expect(short.message).toContain('got 16 bytes');
     expect(attempt(() => createPayloadCodec({ encryption: { keyId: 'k', key: 'not a key!' } })).message).toContain(

@@ -2,10 +2,10 @@ import { describe, expect, it, vi } from 'vitest';
 import { normalizeCallResult, type McpCallOutcome } from '../../src/mcp/call-result.js';
 import { McpFailureType, classifyMcpError } from '../../src/mcp/classify-mcp-error.js';
 import { MCPConfiguration } from '../../src/mcp/configuration.js';
-import { MCPAuthorizationError, isMCPAuthorizationError } from '../../src/mcp/errors/mcp-authorization-error.js';
-import { isMCPConfigurationError } from '../../src/mcp/errors/mcp-configuration-error.js';
-import { McpServerError, isMcpServerError } from '../../src/mcp/errors/mcp-server-error.js';
-import { McpToolError, isMcpToolError } from '../../src/mcp/errors/mcp-tool-error.js';
+import { MCPAuthorizationError } from '../../src/mcp/errors/mcp-authorization-error.js';
+import { MCPConfigurationError } from '../../src/mcp/errors/mcp-configuration-error.js';
+import { McpServerError } from '../../src/mcp/errors/mcp-server-error.js';
+import { McpToolError } from '../../src/mcp/errors/mcp-tool-error.js';
 import { DEFAULT_LISTING_LIMITS, normalizeListing, type McpToolDefinition } from '../../src/mcp/listing.js';
 import { PausableDeadline } from '../../src/mcp/pausable-deadline.js';
 import { createRedactor } from '../../src/mcp/secrets.js';
@@ -194,14 +194,16 @@ describe('errors', () => {
       serverName: 'db',
       reason: 'admins only',
     });
-    expect(isMCPAuthorizationError(error)).toBe(true);
+    expect(MCPAuthorizationError.isInstance(error)).toBe(true);
     expect(
-      isMCPAuthorizationError(
+      MCPAuthorizationError.isInstance(
         Object.assign(new Error('x'), { [Symbol.for('durable-agent.error.MCPAuthorizationError')]: true }),
       ),
     ).toBe(true);
-    expect(isMCPAuthorizationError(new Error('x'))).toBe(false);
-    expect(isMcpToolError(new McpToolError({ serverName: 's', toolName: 't', message: '', content: [] }))).toBe(true);
+    expect(MCPAuthorizationError.isInstance(new Error('x'))).toBe(false);
+    expect(
+      McpToolError.isInstance(new McpToolError({ serverName: 's', toolName: 't', message: '', content: [] })),
+    ).toBe(true);
   });
 
   it('McpServerError.retrySafe: unsent requests and idempotent operations only', () => {
@@ -215,7 +217,9 @@ describe('errors', () => {
       new McpServerError({ serverName: 's', reason: 'timeout', message: 'm', requestSent: true, idempotent: true })
         .retrySafe,
     ).toBe(true);
-    expect(isMcpServerError(new McpServerError({ serverName: 's', reason: 'protocol', message: 'm' }))).toBe(true);
+    expect(McpServerError.isInstance(new McpServerError({ serverName: 's', reason: 'protocol', message: 'm' }))).toBe(
+      true,
+    );
   });
 
   it('classifyMcpError gives stable types and retry decisions', () => {
@@ -255,7 +259,7 @@ describe('configuration validation', () => {
     try {
       build();
     } catch (error) {
-      expect(isMCPConfigurationError(error)).toBe(true);
+      expect(MCPConfigurationError.isInstance(error)).toBe(true);
     }
     expect(() => new MCPConfiguration({ servers: { x: {} as never } })).toThrow(
       /^Unsupported server configuration type: unknown/,

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callModel } from '../../src/models/call-model.js';
 import { InvalidModelIdError } from '../../src/models/errors/invalid-model-id-error.js';
 import { MissingApiKeyError } from '../../src/models/errors/missing-api-key-error.js';
-import { isUnknownProviderError, UnknownProviderError } from '../../src/models/errors/unknown-provider-error.js';
+import { UnknownProviderError } from '../../src/models/errors/unknown-provider-error.js';
 import { OfflineDemoModel, OfflineEmbeddingModel } from '../../src/models/offline-model.js';
 import { defaultModelRef, parseModelRef, ProviderRegistry } from '../../src/models/provider-registry.js';
 import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
@@ -64,7 +64,7 @@ describe('ProviderRegistry', () => {
     } catch (e) {
       error = e;
     }
-    expect(isUnknownProviderError(error)).toBe(true);
+    expect(UnknownProviderError.isInstance(error)).toBe(true);
     expect((error as UnknownProviderError).message).toContain("Unknown language model provider 'anthropic'");
     expect((error as UnknownProviderError).message).toContain('Known providers: offline, openai, openai-responses');
   });

@@ -3,10 +3,7 @@ import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
 import { OfflineEmbeddingModel } from '../../src/models/offline-embedding-model.js';
 import { MAX_TOOL_SEARCH_TOP_K } from '../../src/routing/constants.js';
-import {
-  isToolRoutingConfigError,
-  ToolRoutingConfigError,
-} from '../../src/routing/errors/tool-routing-config-error.js';
+import { ToolRoutingConfigError } from '../../src/routing/errors/tool-routing-config-error.js';
 import { effectiveTopK } from '../../src/routing/top-k.js';
 import { validateRunToolRoutingOverride, validateToolRoutingConfig } from '../../src/routing/validate-config.js';
 import { createToolkit } from '../../src/tool/toolkit.js';
@@ -19,7 +16,7 @@ function errorOf(fn: () => unknown): ToolRoutingConfigError {
   try {
     fn();
   } catch (error) {
-    if (isToolRoutingConfigError(error)) return error;
+    if (ToolRoutingConfigError.isInstance(error)) return error;
     throw error;
   }
   throw new Error('expected a ToolRoutingConfigError');
@@ -153,8 +150,8 @@ describe('toolRouting validation', () => {
 
   it('errors are recognised across copies by their marker', () => {
     const error = new ToolRoutingConfigError('toolRouting.topK', 'bad');
-    expect(isToolRoutingConfigError(error)).toBe(true);
-    expect(isToolRoutingConfigError(new Error('bad'))).toBe(false);
+    expect(ToolRoutingConfigError.isInstance(error)).toBe(true);
+    expect(ToolRoutingConfigError.isInstance(new Error('bad'))).toBe(false);
     expect(error.name).toBe('ToolRoutingConfigError');
   });
 });

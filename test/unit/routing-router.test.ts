@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
 import { ProviderRegistry } from '../../src/models/provider-registry.js';
-import { isCallToolRefusedError } from '../../src/routing/errors/call-tool-refused-error.js';
+import { CallToolRefusedError } from '../../src/routing/errors/call-tool-refused-error.js';
 import { describeToolRouting } from '../../src/routing/describe-routing.js';
 import { resolveRunToolRouting } from '../../src/routing/resolve-run-routing.js';
 import { type ToolRouter, createToolRouter, type ToolRouterOptions } from '../../src/routing/tool-router.js';
@@ -288,7 +288,7 @@ describe('callTool (in-process)', () => {
     });
     await expect(
       r.callTool.execute!({ name: 'nope' }, createToolExecuteOptions({ toolName: 'callTool', toolCallId: 'c' })),
-    ).rejects.toSatisfy(isCallToolRefusedError);
+    ).rejects.toSatisfy((e) => CallToolRefusedError.isInstance(e));
   });
 });
 

@@ -62,22 +62,29 @@ describe('ApprovalBook', () => {
 
   it('explains why an update is rejected, without changing anything', () => {
     const book = new ApprovalBook();
-    expect(book.rejection({ toolCallId: 'x', approved: true })).toBe(
-      "The run is not waiting for any approval (tool call 'x' is unknown).",
-    );
+    expect(book.rejection({ toolCallId: 'x', approved: true })).toEqual({
+      code: 'Approval.UnknownCall',
+      message: "The run is not waiting for any approval (tool call 'x' is unknown).",
+    });
     book.request(request, t0, undefined);
-    expect(book.rejection({ toolCallId: 'x', approved: true })).toBe(
-      "No pending approval for tool call 'x'. Pending: c1.",
-    );
+    expect(book.rejection({ toolCallId: 'x', approved: true })).toEqual({
+      code: 'Approval.UnknownCall',
+      message: "No pending approval for tool call 'x'. Pending: c1.",
+    });
     expect(book.rejection({ toolCallId: 'c1', approved: true })).toBeUndefined();
     book.receive({ toolCallId: 'c1', approved: true });
-    expect(book.rejection({ toolCallId: 'c1', approved: true })).toBe(
-      "The approval for tool call 'c1' was already decided.",
-    );
-    expect(book.malformed({ toolCallId: '', approved: true })).toBe('toolCallId must be a non-empty string.');
-    expect(book.malformed({ toolCallId: 'c1', approved: 'yes' as unknown as boolean })).toBe(
-      'approved must be true or false.',
-    );
+    expect(book.rejection({ toolCallId: 'c1', approved: true })).toEqual({
+      code: 'Approval.AlreadyDecided',
+      message: "The approval for tool call 'c1' was already decided.",
+    });
+    expect(book.malformed({ toolCallId: '', approved: true })).toEqual({
+      code: 'Input.Malformed',
+      message: 'toolCallId must be a non-empty string.',
+    });
+    expect(book.malformed({ toolCallId: 'c1', approved: 'yes' as unknown as boolean })).toEqual({
+      code: 'Input.Malformed',
+      message: 'approved must be true or false.',
+    });
   });
 
   it('treats an id reused in a later step as a new request', () => {
@@ -93,13 +100,17 @@ describe('ApprovalBook', () => {
 describe('ClientToolBook', () => {
   it('waits for a result, keeps the first submission, and consumes it', () => {
     const book = new ClientToolBook();
-    expect(book.rejection({ toolCallId: 'p1', output: 1 })).toBe(
-      "No client-side tool call 'p1' is waiting for a result.",
-    );
+    expect(book.rejection({ toolCallId: 'p1', output: 1 })).toEqual({
+      code: 'ToolResult.UnknownCall',
+      message: "No client-side tool call 'p1' is waiting for a result.",
+    });
     book.request({ toolCallId: 'p1', toolName: 'ask', args: {}, step: 1 });
     book.receive({ toolCallId: 'p1', output: 'first' });
     book.receive({ toolCallId: 'p1', output: 'second' });
-    expect(book.rejection({ toolCallId: 'p1', output: 3 })).toBe("A result for tool call 'p1' was already submitted.");
+    expect(book.rejection({ toolCallId: 'p1', output: 3 })).toEqual({
+      code: 'ToolResult.AlreadySubmitted',
+      message: "A result for tool call 'p1' was already submitted.",
+    });
     expect(book.take('p1')).toEqual({ toolCallId: 'p1', output: 'first' });
     expect(book.list()).toEqual([]);
     expect(book.hasResult('p1')).toBe(false);

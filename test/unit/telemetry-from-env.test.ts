@@ -1,7 +1,7 @@
 // Which tracing the standard OpenTelemetry environment variables switch on, and the errors for what is not built in.
 import { describe, expect, it } from 'vitest';
 import { createSpanExporters, traceExportPlan } from '../../src/telemetry/span-exporter-from-env.js';
-import { isTelemetryConfigError } from '../../src/telemetry/telemetry-config-error.js';
+import { TelemetryConfigError } from '../../src/telemetry/telemetry-config-error.js';
 import { installRuntimeFromEnv } from '../../src/telemetry/worker-runtime.js';
 
 describe('traceExportPlan', () => {
@@ -42,7 +42,7 @@ describe('traceExportPlan', () => {
         return error;
       }
     })();
-    expect(isTelemetryConfigError(zipkin)).toBe(true);
+    expect(TelemetryConfigError.isInstance(zipkin)).toBe(true);
     expect((zipkin as Error).message).toContain('OTEL_TRACES_EXPORTER=zipkin is not built into durable-agent');
     expect(() => traceExportPlan({ OTEL_EXPORTER_OTLP_ENDPOINT: 'x', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(
       /OTEL_EXPORTER_OTLP_PROTOCOL=grpc .*use http\/protobuf/,

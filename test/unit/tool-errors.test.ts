@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { AgentNotFoundError, isAgentNotFoundError } from '../../src/agent/agent-not-found-error.js';
-import { ClientHTTPError, isClientHTTPError } from '../../src/tool/errors/client-http-error.js';
-import { isToolDeniedError, ToolDeniedError } from '../../src/tool/errors/tool-denied-error.js';
+import { AgentNotFoundError } from '../../src/agent/agent-not-found-error.js';
+import { ClientHTTPError } from '../../src/tool/errors/client-http-error.js';
+import { ToolDeniedError } from '../../src/tool/errors/tool-denied-error.js';
 
 describe('ToolDeniedError', () => {
   it('keeps toolName, message, code and httpStatus; its name is the class name', () => {
@@ -40,21 +40,21 @@ describe('ToolDeniedError', () => {
   });
 });
 
-describe('isToolDeniedError', () => {
+describe('ToolDeniedError.isInstance', () => {
   it('recognises the error, also from another copy of the package (by its registry symbol)', () => {
-    expect(isToolDeniedError(new ToolDeniedError({ toolName: 't', message: 'm' }))).toBe(true);
+    expect(ToolDeniedError.isInstance(new ToolDeniedError({ toolName: 't', message: 'm' }))).toBe(true);
     const fromAnotherCopy = Object.assign(new Error('m'), {
       [Symbol.for('durable-agent.error.ToolDeniedError')]: true,
     });
-    expect(isToolDeniedError(fromAnotherCopy)).toBe(true);
+    expect(ToolDeniedError.isInstance(fromAnotherCopy)).toBe(true);
   });
 
   it('rejects other values', () => {
-    expect(isToolDeniedError(new Error('m'))).toBe(false);
-    expect(isToolDeniedError(new ClientHTTPError('X', 400, 'C', 'm'))).toBe(false);
-    expect(isToolDeniedError({ name: 'ToolDeniedError' })).toBe(false);
-    expect(isToolDeniedError(null)).toBe(false);
-    expect(isToolDeniedError('ToolDeniedError')).toBe(false);
+    expect(ToolDeniedError.isInstance(new Error('m'))).toBe(false);
+    expect(ToolDeniedError.isInstance(new ClientHTTPError('X', 400, 'C', 'm'))).toBe(false);
+    expect(ToolDeniedError.isInstance({ name: 'ToolDeniedError' })).toBe(false);
+    expect(ToolDeniedError.isInstance(null)).toBe(false);
+    expect(ToolDeniedError.isInstance('ToolDeniedError')).toBe(false);
   });
 });
 
@@ -67,9 +67,9 @@ describe('ClientHTTPError', () => {
       code: 'PLAN',
       message: 'Upgrade your plan',
     });
-    expect(isClientHTTPError(error)).toBe(true);
-    expect(isClientHTTPError(new ToolDeniedError({ toolName: 't', message: 'm' }))).toBe(true);
-    expect(isClientHTTPError(new Error('x'))).toBe(false);
+    expect(ClientHTTPError.isInstance(error)).toBe(true);
+    expect(ClientHTTPError.isInstance(new ToolDeniedError({ toolName: 't', message: 'm' }))).toBe(true);
+    expect(ClientHTTPError.isInstance(new Error('x'))).toBe(false);
   });
 });
 
@@ -78,7 +78,7 @@ describe('AgentNotFoundError', () => {
     const error = new AgentNotFoundError('writer', ['assistant', 'planner']);
     expect(error.message).toBe("Unknown agent 'writer'. Known agents: assistant, planner.");
     expect(error.name).toBe('AgentNotFoundError');
-    expect(isAgentNotFoundError(error)).toBe(true);
+    expect(AgentNotFoundError.isInstance(error)).toBe(true);
     expect(new AgentNotFoundError('x', []).message).toBe("Unknown agent 'x'. No agents are registered.");
   });
 });

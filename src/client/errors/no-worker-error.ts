@@ -1,3 +1,5 @@
+import { DurableAgentError } from '../../errors/durable-agent-error.js';
+
 const MARKER = Symbol.for('durable-agent.error.NoWorkerError');
 
 /** What {@link NoWorkerError} knows about the unanswered request. */
@@ -17,30 +19,32 @@ export interface NoWorkerErrorDetails {
  * answered by the workflow running in a worker; Temporal holds them until one polls, so without this error
  * the call would simply wait. The message names the task queue to start a worker on.
  */
-export class NoWorkerError extends Error {
+export class NoWorkerError extends DurableAgentError {
   private readonly [MARKER] = true;
   readonly runId: string;
   readonly taskQueue: string;
   readonly namespace: string;
 
   constructor(details: NoWorkerErrorDetails, options?: { cause?: unknown }) {
-    super(
-      `No worker is polling task queue '${details.taskQueue}' (namespace '${details.namespace}'), so nothing ` +
+    super({
+      code: 'Client.NoWorker',
+      message:
+        `No worker is polling task queue '${details.taskQueue}' (namespace '${details.namespace}'), so nothing ` +
         `answered ${details.request} of run '${details.runId}' within ${seconds(details.timeoutMs)}. Start a ` +
         `worker that hosts this agent on task queue '${details.taskQueue}' (e.g. TEMPORAL_TASK_QUEUE=` +
         `${details.taskQueue} npm run worker) and try again.` +
         (details.pending ? pendingNote() : ''),
-      options,
-    );
+      cause: options?.cause,
+    });
     this.name = 'NoWorkerError';
     this.runId = details.runId;
     this.taskQueue = details.taskQueue;
     this.namespace = details.namespace;
   }
 
-  /** Cross-realm identity check. */
-  static isInstance(error: unknown): error is NoWorkerError {
-    return typeof error === 'object' && error !== null && MARKER in error;
+  /** True for a {@link NoWorkerError} from any copy of this package or realm. */
+  static override isInstance(value: unknown): value is NoWorkerError {
+    return DurableAgentError.hasMarker(value, MARKER);
   }
 }
 

@@ -1,19 +1,26 @@
+import { DurableAgentError } from '../../errors/durable-agent-error.js';
+import type { RefusalCode } from '../../protocol/refusal-codes.js';
+
 const MARKER = Symbol.for('durable-agent.error.RunRequestRejectedError');
 
 /**
- * A run refused a request (an approval or a tool result) before recording anything: the id is unknown, already
- * decided, or the run is not waiting for it. The message says which.
+ * A run refused a request (an approval decision, a client-side tool result, an elicitation answer) before recording
+ * anything: the id is unknown, already decided, the token does not match, the run has ended... The message says
+ * which for a person; `code` says it for a program (one of {@link RefusalCode}, e.g. `Approval.AlreadyDecided`,
+ * listed in docs/errors.md).
  */
-export class RunRequestRejectedError extends Error {
+export class RunRequestRejectedError extends DurableAgentError {
   private readonly [MARKER] = true;
 
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  declare readonly code: RefusalCode;
+
+  constructor(message: string, options: { code: RefusalCode; cause?: unknown }) {
+    super({ code: options.code, message, cause: options.cause });
     this.name = 'RunRequestRejectedError';
   }
 
-  /** Cross-realm identity check. */
-  static isInstance(error: unknown): error is RunRequestRejectedError {
-    return typeof error === 'object' && error !== null && MARKER in error;
+  /** True for a {@link RunRequestRejectedError} from any copy of this package or realm. */
+  static override isInstance(value: unknown): value is RunRequestRejectedError {
+    return DurableAgentError.hasMarker(value, MARKER);
   }
 }

@@ -1,3 +1,4 @@
+import { DurableAgentError } from '../../errors/durable-agent-error.js';
 import { pendingNote, seconds } from './no-worker-error.js';
 
 const MARKER = Symbol.for('durable-agent.error.WorkerTimeoutError');
@@ -18,7 +19,7 @@ export interface WorkerTimeoutErrorDetails {
  * (every workflow slot taken), stuck, or just restarted (after a crash the run's next task waits out the dead
  * worker's sticky queue first), or one that does not host this workflow.
  */
-export class WorkerTimeoutError extends Error {
+export class WorkerTimeoutError extends DurableAgentError {
   private readonly [MARKER] = true;
   readonly runId: string;
   readonly taskQueue: string;
@@ -29,23 +30,25 @@ export class WorkerTimeoutError extends Error {
       return lastPollAgoMs === undefined ? identity : `${identity}, last polled ${seconds(lastPollAgoMs)} ago`;
     });
     const more = details.pollers.length > shown.length ? `, and ${details.pollers.length - shown.length} more` : '';
-    super(
-      `No answer to ${details.request} of run '${details.runId}' within ${seconds(details.timeoutMs)}, although ` +
+    super({
+      code: 'Client.WorkerTimeout',
+      message:
+        `No answer to ${details.request} of run '${details.runId}' within ${seconds(details.timeoutMs)}, although ` +
         `${details.pollers.length} worker${details.pollers.length === 1 ? '' : 's'} poll${details.pollers.length === 1 ? 's' : ''} ` +
         `task queue '${details.taskQueue}' (${shown.join('; ')}${more}). A worker may be busy, stuck or just ` +
         'restarted (after a worker crash the first answer can take ~10 s): try again, give it longer ' +
         "(requestTimeoutMs), or check the workers' logs." +
         (details.pending ? pendingNote() : ''),
-      options,
-    );
+      cause: options?.cause,
+    });
     this.name = 'WorkerTimeoutError';
     this.runId = details.runId;
     this.taskQueue = details.taskQueue;
     this.pollers = details.pollers;
   }
 
-  /** Cross-realm identity check. */
-  static isInstance(error: unknown): error is WorkerTimeoutError {
-    return typeof error === 'object' && error !== null && MARKER in error;
+  /** True for a {@link WorkerTimeoutError} from any copy of this package or realm. */
+  static override isInstance(value: unknown): value is WorkerTimeoutError {
+    return DurableAgentError.hasMarker(value, MARKER);
   }
 }

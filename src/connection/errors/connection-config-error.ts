@@ -1,3 +1,5 @@
+import { DurableAgentError } from '../../errors/durable-agent-error.js';
+
 const MARKER = Symbol.for('durable-agent.error.ConnectionConfigError');
 
 /**
@@ -5,16 +7,16 @@ const MARKER = Symbol.for('durable-agent.error.ConnectionConfigError');
  * file that does not parse or cannot be read, a certificate file that is missing. Nothing was connected; the
  * message names the setting and where it came from.
  */
-export class ConnectionConfigError extends Error {
+export class ConnectionConfigError extends DurableAgentError {
   private readonly [MARKER] = true;
 
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super({ code: 'Connection.InvalidConfig', message, cause: options?.cause });
     this.name = 'ConnectionConfigError';
   }
 
-  /** Cross-realm identity check. */
-  static isInstance(error: unknown): error is ConnectionConfigError {
-    return typeof error === 'object' && error !== null && MARKER in error;
+  /** True for a {@link ConnectionConfigError} from any copy of this package or realm. */
+  static override isInstance(value: unknown): value is ConnectionConfigError {
+    return DurableAgentError.hasMarker(value, MARKER);
   }
 }

@@ -1,3 +1,5 @@
+import { DurableAgentError } from '../../errors/durable-agent-error.js';
+
 const MARKER = Symbol.for('durable-agent.error.TemporalConnectionError');
 
 /** What {@link TemporalConnectionError} carries besides its message. */
@@ -17,7 +19,7 @@ export interface TemporalConnectionErrorDetails {
  * A worker or client could not connect to Temporal. The message says where it tried, with which settings
  * (profile, configuration file, `TEMPORAL_*` variables, TLS), what went wrong and what to check.
  */
-export class TemporalConnectionError extends Error {
+export class TemporalConnectionError extends DurableAgentError {
   private readonly [MARKER] = true;
   readonly address: string;
   readonly namespace: string;
@@ -26,11 +28,13 @@ export class TemporalConnectionError extends Error {
   readonly advice: string;
 
   constructor(details: TemporalConnectionErrorDetails, options?: { cause?: unknown }) {
-    super(
-      `Cannot connect to Temporal at ${details.address} (namespace '${details.namespace}'; ${details.origin}): ` +
+    super({
+      code: 'Connection.Failed',
+      message:
+        `Cannot connect to Temporal at ${details.address} (namespace '${details.namespace}'; ${details.origin}): ` +
         `${details.problem}. ${details.advice}`,
-      options,
-    );
+      cause: options?.cause,
+    });
     this.name = 'TemporalConnectionError';
     this.address = details.address;
     this.namespace = details.namespace;
@@ -39,8 +43,8 @@ export class TemporalConnectionError extends Error {
     this.advice = details.advice;
   }
 
-  /** Cross-realm identity check. */
-  static isInstance(error: unknown): error is TemporalConnectionError {
-    return typeof error === 'object' && error !== null && MARKER in error;
+  /** True for a {@link TemporalConnectionError} from any copy of this package or realm. */
+  static override isInstance(value: unknown): value is TemporalConnectionError {
+    return DurableAgentError.hasMarker(value, MARKER);
   }
 }

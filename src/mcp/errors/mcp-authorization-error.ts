@@ -1,3 +1,5 @@
+import { DurableAgentError } from '../../errors/durable-agent-error.js';
+
 const MARKER = Symbol.for('durable-agent.error.MCPAuthorizationError');
 
 /**
@@ -5,8 +7,7 @@ const MARKER = Symbol.for('durable-agent.error.MCPAuthorizationError');
  * the model as a tool error, and the run goes on. The message is VoltAgent's:
  * `Authorization denied for tool '<tool>' on server '<server>'[: <reason>]`.
  */
-export class MCPAuthorizationError extends Error {
-  // A registry-wide symbol rather than `instanceof`: two copies of this package still recognise each other's errors.
+export class MCPAuthorizationError extends DurableAgentError {
   private readonly [MARKER] = true;
   /** The tool's own name on its server (without the `<server>_` prefix). */
   readonly toolName: string;
@@ -15,15 +16,18 @@ export class MCPAuthorizationError extends Error {
   readonly reason?: string;
 
   constructor(toolName: string, serverName: string, reason?: string) {
-    super(`Authorization denied for tool '${toolName}' on server '${serverName}'${reason ? `: ${reason}` : ''}`);
+    super({
+      code: 'Mcp.AuthorizationDenied',
+      message: `Authorization denied for tool '${toolName}' on server '${serverName}'${reason ? `: ${reason}` : ''}`,
+    });
     this.name = 'MCPAuthorizationError';
     this.toolName = toolName;
     this.serverName = serverName;
     if (reason !== undefined) this.reason = reason;
   }
-}
 
-/** True for an {@link MCPAuthorizationError} from any copy of this package or realm. */
-export function isMCPAuthorizationError(value: unknown): value is MCPAuthorizationError {
-  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+  /** True for a {@link MCPAuthorizationError} from any copy of this package or realm. */
+  static override isInstance(value: unknown): value is MCPAuthorizationError {
+    return DurableAgentError.hasMarker(value, MARKER);
+  }
 }

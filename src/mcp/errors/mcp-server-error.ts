@@ -1,3 +1,5 @@
+import { DurableAgentError } from '../../errors/durable-agent-error.js';
+
 const MARKER = Symbol.for('durable-agent.error.McpServerError');
 
 /** Why talking to an MCP server failed. */
@@ -17,6 +19,17 @@ export type McpFailureReason =
   /** The pool was closed (the worker is shutting down). */
   | 'pool-closed';
 
+/** The stable `code` of an {@link McpServerError}, one per {@link McpFailureReason}. */
+export const MCP_FAILURE_CODES = {
+  configuration: 'Mcp.Configuration',
+  'connect-failed': 'Mcp.ConnectFailed',
+  'connection-lost': 'Mcp.ConnectionLost',
+  timeout: 'Mcp.Timeout',
+  protocol: 'Mcp.ProtocolError',
+  'result-too-large': 'Mcp.ResultTooLarge',
+  'pool-closed': 'Mcp.PoolClosed',
+} as const satisfies Record<McpFailureReason, string>;
+
 /**
  * A classified failure of an MCP server interaction. Its message never contains configured secrets (they are
  * redacted before the error is built), so it can be recorded in workflow history as is.
@@ -25,8 +38,7 @@ export type McpFailureReason =
  * the request never reached the server (connect failures, a connection found dead before sending), or when the
  * caller said the operation is idempotent (listing; tools annotated `readOnlyHint` / `idempotentHint`).
  */
-export class McpServerError extends Error {
-  // A registry-wide symbol rather than `instanceof`: two copies of this package still recognise each other's errors.
+export class McpServerError extends DurableAgentError {
   private readonly [MARKER] = true;
   readonly serverName: string;
   readonly reason: McpFailureReason;
@@ -48,7 +60,7 @@ export class McpServerError extends Error {
     idempotent?: boolean;
     retryAfterMs?: number;
   }) {
-    super(options.message);
+    super({ code: MCP_FAILURE_CODES[options.reason], message: options.message });
     this.name = 'McpServerError';
     this.serverName = options.serverName;
     this.reason = options.reason;
@@ -57,9 +69,9 @@ export class McpServerError extends Error {
     this.retrySafe = !this.requestSent || options.idempotent === true;
     if (options.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
   }
-}
 
-/** True for an {@link McpServerError} from any copy of this package or realm. */
-export function isMcpServerError(value: unknown): value is McpServerError {
-  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+  /** True for a {@link McpServerError} from any copy of this package or realm. */
+  static override isInstance(value: unknown): value is McpServerError {
+    return DurableAgentError.hasMarker(value, MARKER);
+  }
 }

@@ -1,3 +1,4 @@
+import { DurableAgentError } from '../../errors/durable-agent-error.js';
 import type { JsonValue } from '../../protocol/json.js';
 
 const MARKER = Symbol.for('durable-agent.error.McpToolError');
@@ -7,8 +8,7 @@ const MARKER = Symbol.for('durable-agent.error.McpToolError');
  * agent's pipeline gives the model an error result (never a success, as VoltAgent does). The message is the
  * text the server sent; `content` keeps the whole (bounded, secret-free) content for the model and hooks.
  */
-export class McpToolError extends Error {
-  // A registry-wide symbol rather than `instanceof`: two copies of this package still recognise each other's errors.
+export class McpToolError extends DurableAgentError {
   private readonly [MARKER] = true;
   readonly serverName: string;
   /** The tool's own name on its server. */
@@ -27,15 +27,18 @@ export class McpToolError extends Error {
     message: string;
     content: JsonValue[];
   }) {
-    super(message || `Remote tool '${toolName}' on server '${serverName}' reported an error without a message.`);
+    super({
+      code: 'Mcp.ToolError',
+      message: message || `Remote tool '${toolName}' on server '${serverName}' reported an error without a message.`,
+    });
     this.name = 'McpToolError';
     this.serverName = serverName;
     this.toolName = toolName;
     this.content = content;
   }
-}
 
-/** True for an {@link McpToolError} from any copy of this package or realm. */
-export function isMcpToolError(value: unknown): value is McpToolError {
-  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+  /** True for a {@link McpToolError} from any copy of this package or realm. */
+  static override isInstance(value: unknown): value is McpToolError {
+    return DurableAgentError.hasMarker(value, MARKER);
+  }
 }

@@ -1,11 +1,12 @@
+import { DurableAgentError } from '../../errors/durable-agent-error.js';
+
 const MARKER = Symbol.for('durable-agent.error.MissingApiKeyError');
 
 /**
  * A built-in provider was asked for a model but has no API key. Raised when the model is resolved on the worker,
  * before any request, so the message can say exactly which variable to set.
  */
-export class MissingApiKeyError extends Error {
-  // A registry-wide symbol rather than `instanceof`: two copies of this package still recognise each other's errors.
+export class MissingApiKeyError extends DurableAgentError {
   private readonly [MARKER] = true;
   /** The provider that needs a key, e.g. `openai`. */
   readonly provider: string;
@@ -13,17 +14,19 @@ export class MissingApiKeyError extends Error {
   readonly envVar: string;
 
   constructor({ provider, envVar, modelRef }: { provider: string; envVar: string; modelRef: string }) {
-    super(
-      `Model '${modelRef}' needs an API key: set ${envVar} in the worker's environment (or pass the key to ` +
+    super({
+      code: 'Model.MissingApiKey',
+      message:
+        `Model '${modelRef}' needs an API key: set ${envVar} in the worker's environment (or pass the key to ` +
         `ProviderRegistry), or use the offline stand-in model 'offline/demo' to run without a key.`,
-    );
+    });
     this.name = 'MissingApiKeyError';
     this.provider = provider;
     this.envVar = envVar;
   }
-}
 
-/** True for a {@link MissingApiKeyError} from any copy of this package or realm. */
-export function isMissingApiKeyError(value: unknown): value is MissingApiKeyError {
-  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+  /** True for a {@link MissingApiKeyError} from any copy of this package or realm. */
+  static override isInstance(value: unknown): value is MissingApiKeyError {
+    return DurableAgentError.hasMarker(value, MARKER);
+  }
 }

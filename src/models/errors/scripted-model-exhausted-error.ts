@@ -1,3 +1,5 @@
+import { DurableAgentError } from '../../errors/durable-agent-error.js';
+
 const MARKER = Symbol.for('durable-agent.error.ScriptedModelExhaustedError');
 
 /**
@@ -5,8 +7,7 @@ const MARKER = Symbol.for('durable-agent.error.ScriptedModelExhaustedError');
  * model call in a test means the agent loop did something the test did not expect, and a silent default reply
  * would hide it.
  */
-export class ScriptedModelExhaustedError extends Error {
-  // A registry-wide symbol rather than `instanceof`: two copies of this package still recognise each other's errors.
+export class ScriptedModelExhaustedError extends DurableAgentError {
   private readonly [MARKER] = true;
   /** Zero-based index of the call on this model instance. */
   readonly callIndex: number;
@@ -29,19 +30,21 @@ export class ScriptedModelExhaustedError extends Error {
     lastUserText: string;
   }) {
     const preview = lastUserText.length > 120 ? `${lastUserText.slice(0, 117)}...` : lastUserText;
-    super(
-      `ScriptedLanguageModel '${modelId}' is exhausted: model call #${callIndex + 1} needs step #${stepIndex + 1} ` +
+    super({
+      code: 'Model.ScriptExhausted',
+      message:
+        `ScriptedLanguageModel '${modelId}' is exhausted: model call #${callIndex + 1} needs step #${stepIndex + 1} ` +
         `but the script has ${stepCount}. The agent made more model calls than the test expected; add a step or ` +
         `find the extra call. Last user message: ${JSON.stringify(preview)}`,
-    );
+    });
     this.name = 'ScriptedModelExhaustedError';
     this.callIndex = callIndex;
     this.stepIndex = stepIndex;
     this.stepCount = stepCount;
   }
-}
 
-/** True for a {@link ScriptedModelExhaustedError} from any copy of this package or realm. */
-export function isScriptedModelExhaustedError(value: unknown): value is ScriptedModelExhaustedError {
-  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+  /** True for a {@link ScriptedModelExhaustedError} from any copy of this package or realm. */
+  static override isInstance(value: unknown): value is ScriptedModelExhaustedError {
+    return DurableAgentError.hasMarker(value, MARKER);
+  }
 }

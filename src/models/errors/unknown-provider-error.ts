@@ -1,11 +1,12 @@
+import { DurableAgentError } from '../../errors/durable-agent-error.js';
+
 const MARKER = Symbol.for('durable-agent.error.UnknownProviderError');
 
 /**
  * A model string names a provider the registry does not know. The message lists the known providers, so a typo
  * (`opneai/gpt-4o`) or a forgotten `registry.register(...)` is obvious at once.
  */
-export class UnknownProviderError extends Error {
-  // A registry-wide symbol rather than `instanceof`: two copies of this package still recognise each other's errors.
+export class UnknownProviderError extends DurableAgentError {
   private readonly [MARKER] = true;
   /** The provider part of the model string, e.g. `anthropic` in `anthropic/claude-sonnet-4`. */
   readonly provider: string;
@@ -26,18 +27,20 @@ export class UnknownProviderError extends Error {
     kind?: 'language' | 'embedding';
   }) {
     const known = knownProviders.length > 0 ? knownProviders.join(', ') : '(none)';
-    super(
-      `Unknown ${kind} model provider '${provider}' in '${modelRef}'. Known providers: ${known}. ` +
+    super({
+      code: 'Model.UnknownProvider',
+      message:
+        `Unknown ${kind} model provider '${provider}' in '${modelRef}'. Known providers: ${known}. ` +
         `Register it with registry.register('${provider}', ...) on the worker.`,
-    );
+    });
     this.name = 'UnknownProviderError';
     this.provider = provider;
     this.modelRef = modelRef;
     this.knownProviders = [...knownProviders];
   }
-}
 
-/** True for an {@link UnknownProviderError} from any copy of this package or realm. */
-export function isUnknownProviderError(value: unknown): value is UnknownProviderError {
-  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+  /** True for a {@link UnknownProviderError} from any copy of this package or realm. */
+  static override isInstance(value: unknown): value is UnknownProviderError {
+    return DurableAgentError.hasMarker(value, MARKER);
+  }
 }

@@ -1,3 +1,4 @@
+import { DurableAgentError } from '../../errors/durable-agent-error.js';
 import type { CallToolRefusal } from '../call-tool-check.js';
 
 const MARKER = Symbol.for('durable-agent.error.CallToolRefusedError');
@@ -7,8 +8,7 @@ const MARKER = Symbol.for('durable-agent.error.CallToolRefusedError');
  * searched yet, invalid arguments, an approval it cannot ask for). The tool pipeline turns it into the error
  * result the model sees, with `reason` and `requestedTool` as fields, and the run goes on.
  */
-export class CallToolRefusedError extends Error {
-  // A registry-wide symbol rather than `instanceof`: two copies of this package still recognise each other's errors.
+export class CallToolRefusedError extends DurableAgentError {
   private readonly [MARKER] = true;
   /** Why the call was refused. */
   readonly reason: CallToolRefusal | 'approval-unavailable';
@@ -19,14 +19,14 @@ export class CallToolRefusedError extends Error {
   readonly requestedTool?: string;
 
   constructor(reason: CallToolRefusal | 'approval-unavailable', message: string, requestedTool?: string) {
-    super(message);
+    super({ code: 'Routing.CallToolRefused', message });
     this.name = 'CallToolRefusedError';
     this.reason = reason;
     if (requestedTool !== undefined) this.requestedTool = requestedTool;
   }
-}
 
-/** True for a {@link CallToolRefusedError} from any copy of this package or realm. */
-export function isCallToolRefusedError(value: unknown): value is CallToolRefusedError {
-  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+  /** True for a {@link CallToolRefusedError} from any copy of this package or realm. */
+  static override isInstance(value: unknown): value is CallToolRefusedError {
+    return DurableAgentError.hasMarker(value, MARKER);
+  }
 }

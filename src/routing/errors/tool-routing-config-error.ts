@@ -1,3 +1,5 @@
+import { DurableAgentError } from '../../errors/durable-agent-error.js';
+
 const MARKER = Symbol.for('durable-agent.error.ToolRoutingConfigError');
 
 /**
@@ -5,20 +7,19 @@ const MARKER = Symbol.for('durable-agent.error.ToolRoutingConfigError');
  * `pool`/`expose`, a `topK` that is not a positive integer, an unknown embedding model, a pool name that is not a
  * tool. The message names the field and says how to fix it.
  */
-export class ToolRoutingConfigError extends Error {
-  // A registry-wide symbol rather than `instanceof`: two copies of this package still recognise each other's errors.
+export class ToolRoutingConfigError extends DurableAgentError {
   private readonly [MARKER] = true;
   /** The offending field, e.g. `toolRouting.pool`. */
   readonly field: string;
 
   constructor(field: string, message: string) {
-    super(message);
+    super({ code: 'Routing.InvalidConfig', message });
     this.name = 'ToolRoutingConfigError';
     this.field = field;
   }
-}
 
-/** True for a {@link ToolRoutingConfigError} from any copy of this package or realm. */
-export function isToolRoutingConfigError(value: unknown): value is ToolRoutingConfigError {
-  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+  /** True for a {@link ToolRoutingConfigError} from any copy of this package or realm. */
+  static override isInstance(value: unknown): value is ToolRoutingConfigError {
+    return DurableAgentError.hasMarker(value, MARKER);
+  }
 }

@@ -1,3 +1,4 @@
+import { DurableAgentError } from '../../errors/durable-agent-error.js';
 import { FailureType } from '../../protocol/constants.js';
 
 const MARKER = Symbol.for('durable-agent.error.CheckpointTooLargeError');
@@ -7,25 +8,27 @@ const MARKER = Symbol.for('durable-agent.error.CheckpointTooLargeError');
  * checkpoint (a retried attempt resumes from it), and a heartbeat is one payload under Temporal's 2 MB limit. The
  * model gets this as the tool's error result; the run goes on.
  */
-export class CheckpointTooLargeError extends Error {
+export class CheckpointTooLargeError extends DurableAgentError {
   private readonly [MARKER] = true;
-  readonly code = FailureType.ToolCheckpointTooLarge;
+  declare readonly code: typeof FailureType.ToolCheckpointTooLarge;
 
   constructor(
     readonly toolName: string,
     readonly bytes: number,
     readonly limit: number,
   ) {
-    super(
-      `Tool '${toolName}' yielded a checkpoint of ${bytes} bytes, over the ${limit}-byte limit for checkpoints ` +
+    super({
+      code: FailureType.ToolCheckpointTooLarge,
+      message:
+        `Tool '${toolName}' yielded a checkpoint of ${bytes} bytes, over the ${limit}-byte limit for checkpoints ` +
         '(each yield of a streaming tool is heartbeated to Temporal so a retried attempt can resume from it). ' +
         'Yield small progress values, such as a count or a cursor, and keep large data out of the yields.',
-    );
+    });
     this.name = 'CheckpointTooLargeError';
   }
 
-  /** Cross-realm identity check. */
-  static isInstance(error: unknown): error is CheckpointTooLargeError {
-    return typeof error === 'object' && error !== null && MARKER in error;
+  /** True for a {@link CheckpointTooLargeError} from any copy of this package or realm. */
+  static override isInstance(value: unknown): value is CheckpointTooLargeError {
+    return DurableAgentError.hasMarker(value, MARKER);
   }
 }

@@ -1,3 +1,5 @@
+import { DurableAgentError } from '../../errors/durable-agent-error.js';
+
 const MARKER = Symbol.for('durable-agent.error.LocalToolError');
 
 /**
@@ -6,7 +8,7 @@ const MARKER = Symbol.for('durable-agent.error.LocalToolError');
  * a streaming tool's yields could not be checkpointed, and a tool needing approval or a client-side tool does not run
  * when the model calls it. Thrown when the tool or agent is defined.
  */
-export class LocalToolError extends Error {
+export class LocalToolError extends DurableAgentError {
   private readonly [MARKER] = true;
 
   constructor(
@@ -14,12 +16,12 @@ export class LocalToolError extends Error {
     readonly subject: string,
     message: string,
   ) {
-    super(message);
+    super({ code: 'Tool.LocalNotAllowed', message });
     this.name = 'LocalToolError';
   }
 
-  /** Cross-realm identity check. */
-  static isInstance(error: unknown): error is LocalToolError {
-    return typeof error === 'object' && error !== null && MARKER in error;
+  /** True for a {@link LocalToolError} from any copy of this package or realm. */
+  static override isInstance(value: unknown): value is LocalToolError {
+    return DurableAgentError.hasMarker(value, MARKER);
   }
 }

@@ -1,3 +1,4 @@
+import { DurableAgentError } from '../../errors/durable-agent-error.js';
 import { ClientHTTPError } from './client-http-error.js';
 
 const MARKER = Symbol.for('durable-agent.error.ToolDeniedError');
@@ -47,12 +48,9 @@ export class ToolDeniedError extends ClientHTTPError {
   static fromJSON(data: { toolName: string; message: string; code: string; httpStatus: number }): ToolDeniedError {
     return new ToolDeniedError(data);
   }
-}
 
-/**
- * True for a {@link ToolDeniedError} from any copy of this package or realm. Prefer this to `instanceof`, which
- * fails when two versions of the library are loaded.
- */
-export function isToolDeniedError(value: unknown): value is ToolDeniedError {
-  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+  /** True for a {@link ToolDeniedError} from any copy of this package or realm. */
+  static override isInstance(value: unknown): value is ToolDeniedError {
+    return DurableAgentError.hasMarker(value, MARKER);
+  }
 }

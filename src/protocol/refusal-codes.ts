@@ -1,0 +1,52 @@
+// Workflow-safe: no imports. The validators under workflows/ throw these codes as the failure's `type`, and the
+// client hands them to the caller as `RunRequestRejectedError.code`. Keep the object flat, grouped by area, one
+// documented entry per line: each area is added by whoever owns it and the groups must merge cleanly.
+
+/**
+ * Why a run refused a request sent to it by update (an approval decision, a client-side tool result, an
+ * elicitation answer). Stable `Area.Reason` strings: a client, a UI or an HTTP layer switches on them without
+ * parsing the message. docs/errors.md lists every code with what to do about it.
+ */
+export const RefusalCode = {
+  // Approval decisions (`run.approve()`, `run.deny()`).
+  /** The run is not waiting for a decision on this tool call (unknown id, or not asked yet). */
+  ApprovalUnknownCall: 'Approval.UnknownCall',
+  /** A decision on this tool call was already received or settled. */
+  ApprovalAlreadyDecided: 'Approval.AlreadyDecided',
+  /** The decision's token does not match the pending request's: it answers a request the sender did not read. */
+  ApprovalTokenMismatch: 'Approval.TokenMismatch',
+  /** The agent's `authorizeDecision` hook refused the decider; the request stays pending. */
+  ApprovalNotAuthorized: 'Approval.NotAuthorized',
+
+  // Client-side tool results (`run.submitToolResult()`).
+  /** No client-side tool call of this id is waiting for a result. */
+  ToolResultUnknownCall: 'ToolResult.UnknownCall',
+  /** A result for this tool call was already submitted. */
+  ToolResultAlreadySubmitted: 'ToolResult.AlreadySubmitted',
+
+  // The run itself.
+  /** The run has completed, failed, been cancelled or terminated: it accepts no request. */
+  RunEnded: 'Run.Ended',
+  /** The run refused the request with a reason this client does not know (a newer worker); read the message. */
+  RunRefused: 'Run.Refused',
+
+  // What any request carries.
+  /** A field is over its bound (docs/limits.md): a reason, an approver, identity evidence, a tool result. */
+  InputTooLarge: 'Input.TooLarge',
+  /** The request is not well-formed: a missing or mistyped field. */
+  InputMalformed: 'Input.Malformed',
+  /** The worker's payload codec could not decode the request (unknown key, plaintext refused, tampered). */
+  InputUndecodable: 'Input.Undecodable',
+} as const;
+
+/** One of the {@link RefusalCode} strings. */
+export type RefusalCode = (typeof RefusalCode)[keyof typeof RefusalCode];
+
+/** A validator's answer: which rule refused the request, and a message for a person. */
+export interface Refusal {
+  code: RefusalCode;
+  message: string;
+}
+
+/** Every refusal code, for a client checking whether a failure's `type` is one of them. */
+export const REFUSAL_CODES: ReadonlySet<string> = new Set(Object.values(RefusalCode));
