@@ -8,7 +8,7 @@ import type {
   TranscriptMark,
   TranscriptMessage,
 } from '../src/protocol/index.js';
-import { isToolRoutingConfigError } from '../src/routing/errors/tool-routing-config-error.js';
+import { ToolRoutingConfigError } from '../src/routing/errors/tool-routing-config-error.js';
 import { resolveRunToolPool, type RunToolRouting } from '../src/routing/resolve-run-routing.js';
 import { checkToolCall, type ToolCallCheck, type ToolLookup } from '../src/tool/check-tool-call.js';
 import type { ToolManager } from '../src/tool/tool-manager.js';
@@ -88,6 +88,6 @@ function runPool(agent: Agent, call: RunCall): ToolLookup | undefined {
       getAllToolNames: () => pool.getAllTools().map((tool) => tool.name),
     };
   } catch (err) {
-    throw isToolRoutingConfigError(err) ? routingFailure(err) : err;
+    throw ToolRoutingConfigError.isInstance(err) ? routingFailure(err) : err;
   }
 }

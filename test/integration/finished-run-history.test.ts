@@ -16,7 +16,7 @@ import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
 import { readTranscript, type TranscriptMessage } from '../../src/protocol/index.js';
 import { ToolDeniedError } from '../../src/tool/errors/tool-denied-error.js';
 import { createTool } from '../../src/tool/tool.js';
-import { transcriptQuery } from '../../workflows/messages.js';
+import { transcriptQuery } from '../../src/protocol/run-messages.js';
 import { withAgentWorker } from '../support/agent-harness.js';
 import { createTestEnv, randomWorkflowId, uniqueTaskQueue } from '../support/temporal.js';
 

@@ -22,7 +22,7 @@ import {
   type ToolResultSubmission,
   type TranscriptMessage,
 } from '../../protocol/index.js';
-import { toolResultSignal, toolResultUpdate } from '../../../workflows/messages.js';
+import { toolResultSignal, toolResultUpdate } from '../../protocol/run-messages.js';
 
 /** One event of a workflow history, as the Temporal client returns it. */
 export type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
