@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { checkToolCall } from '../src/tool/check-tool-call.js';
-import { runToolPipeline } from '../src/tool/pipeline.js';
+import { runToolPipeline, type ToolPipelineOutcome } from '../src/tool/pipeline.js';
 import { getGlobalLogger } from '../src/logger.js';
 import { createToolExecuteOptions } from '../src/tool/execute-options.js';
 import { toJsonValue } from '../src/tool/json-safe.js';
@@ -9,7 +9,7 @@ import type { AnyTool, ToolCheckpoint } from '../src/tool/tool.js';
 import type { Agent } from '../src/agent/agent.js';
 import { DEFAULT_MCP_TIMEOUT_MS } from '../src/mcp/server-operations.js';
 import { mcpToolOrigin } from '../src/mcp/tools-from-listing.js';
-import type { McpCallScope } from './mcp-runtime.js';
+import type { McpCallHooks } from '../src/tool/execute-options.js';
 import { CheckpointTooLargeError } from '../src/tool/errors/checkpoint-too-large-error.js';
 import {
   FailureType,
@@ -21,7 +21,7 @@ import {
   type ToolResultOutput,
 } from '../src/protocol/index.js';
 import { type ActivityDependencies, requireAgent, runToolSet, toToolContext } from './dependencies.js';
-import { ElicitationPending, runElicitationHandler } from './mcp-elicitation.js';
+import { ElicitationSession } from './mcp-elicitation.js';
 import { startHeartbeating } from './heartbeat.js';
 import { ProgressReporter } from './progress.js';
 import { routingLookup, runRouting } from './run-routing.js';
@@ -66,50 +66,51 @@ export function createExecuteTool(deps: ActivityDependencies) {
       else ctx.cancellationSignal.addEventListener('abort', onCancel, { once: true });
 
       const progress = new ProgressReporter(input.run, input.toolCallId, deps.progressIntervalMs);
-      const scope = mcpCallScope(deps, agent, input, check.tool, abortController, progress);
+      const mcpCall = mcpCallHooks(deps, agent, input, check.tool, abortController, progress);
       try {
-        const outcome = await deps.mcp
-          .withCallScope(scope, () =>
-            runToolPipeline({
-              tool: check.tool,
-              args: check.args,
+        const settled = await settle(
+          runToolPipeline({
+            tool: check.tool,
+            args: check.args,
+            toolCallId: input.toolCallId,
+            agent: { name: agent.name },
+            agentHooks: agent.hooks,
+            ...(resumeFrom ? { resumeFrom } : {}),
+            onPreliminary: (value, seq) => {
+              // The checkpoint is the heartbeat: a retried attempt gets it back as `options.checkpoint`.
+              const json = toJson(value);
+              const bytes = jsonBytes(json);
+              if (bytes > deps.limits.checkpointBytes) {
+                throw new CheckpointTooLargeError(input.toolName, bytes, deps.limits.checkpointBytes);
+              }
+              checkpoint = { seq, value: json };
+              heartbeat.beat();
+              progress.report(seq, checkpoint.value as JsonValue);
+            },
+            options: createToolExecuteOptions({
+              ...toToolContext(transcript.run),
+              toolName: input.toolName,
               toolCallId: input.toolCallId,
-              agent: { name: agent.name },
-              agentHooks: agent.hooks,
-              ...(resumeFrom ? { resumeFrom } : {}),
-              onPreliminary: (value, seq) => {
-                // The checkpoint is the heartbeat: a retried attempt gets it back as `options.checkpoint`.
-                const json = toJson(value);
-                const bytes = jsonBytes(json);
-                if (bytes > deps.limits.checkpointBytes) {
-                  throw new CheckpointTooLargeError(input.toolName, bytes, deps.limits.checkpointBytes);
-                }
-                checkpoint = { seq, value: json };
-                heartbeat.beat();
-                progress.report(seq, checkpoint.value as JsonValue);
-              },
-              options: createToolExecuteOptions({
-                ...toToolContext(transcript.run),
-                toolName: input.toolName,
-                toolCallId: input.toolCallId,
-                messages: transcript.messages,
-                operationId: input.run.workflowId,
-                abortController,
-                attempt: ctx.info.attempt,
-                ...(resumeFrom ? { checkpoint: resumeFrom } : {}),
-                idempotencyKey: input.idempotencyKey,
-              }),
+              messages: transcript.messages,
+              operationId: input.run.workflowId,
+              abortController,
+              attempt: ctx.info.attempt,
+              ...(resumeFrom ? { checkpoint: resumeFrom } : {}),
+              idempotencyKey: input.idempotencyKey,
+              ...(mcpCall ? { mcpCall: mcpCall.hooks } : {}),
             }),
-          )
-          .catch((error: unknown) => {
-            // The tool's MCP server asked a person something and the hold ended: the run waits, then re-issues.
-            const reason: unknown = abortController.signal.reason;
-            if (ElicitationPending.isInstance(reason) && !ctx.cancellationSignal.aborted) return reason;
-            throw error;
-          });
-        if (ElicitationPending.isInstance(outcome)) {
-          return { version: 1, kind: 'elicitation-pending', elicitationId: outcome.elicitationId };
+          }),
+        );
+        // The server asked a person something and the call ended on it (the run said "pending", or refused the
+        // question): that, not how the aborted call failed, is the outcome.
+        const ended = ctx.cancellationSignal.aborted ? undefined : mcpCall?.elicitation.end;
+        if (ended?.kind === 'pending') {
+          return { version: 1, kind: 'elicitation-pending', elicitationId: ended.elicitationId };
         }
+        if (!ended && !settled.ok) throw settled.error;
+        const outcome = ended
+          ? refusedQuestion(input.toolCallId, input.toolName, ended.reason)
+          : (settled as { value: ToolPipelineOutcome }).value;
         if (outcome.kind === 'denied') {
           const { error } = outcome;
           return {
@@ -131,7 +132,7 @@ export function createExecuteTool(deps: ActivityDependencies) {
           ...(check.tool.toModelOutput ? { modelOutput: outcome.modelOutput } : {}),
           outputId: randomUUID(),
         });
-        if (scope) {
+        if (mcpCall) {
           // An MCP call may have changed the server's tools: the next model call should see the new listing.
           const stale = await deps.mcp.staleServers(agent, input.run, input.mcp);
           if (stale.length > 0) result.staleMcpServers = stale;
@@ -157,36 +158,66 @@ export function createExecuteTool(deps: ActivityDependencies) {
 }
 
 /**
- * What an MCP tool's call needs from this activity: a request timeout that ends before the activity's own, an
- * elicitation handler that puts the server's questions to the run (holding the call open for a while, then letting
- * the run wait), and progress reported like a streaming tool's. Undefined for other tools.
+ * What an MCP tool's call needs from this activity, passed as the `mcpCall` field of its execute options: a request
+ * timeout that ends before the activity's own, the session that puts the server's questions to the run (holding
+ * each for a while, then letting the run wait), and progress reported like a streaming tool's. Undefined for other
+ * tools.
  */
-function mcpCallScope(
+function mcpCallHooks(
   deps: ActivityDependencies,
   agent: Agent,
   input: ExecuteToolInput,
   tool: AnyTool,
   abort: AbortController,
   progress: ProgressReporter,
-): McpCallScope | undefined {
+): { hooks: McpCallHooks; elicitation: ElicitationSession } | undefined {
   const origin = mcpToolOrigin(tool);
   if (!origin) return undefined;
   const info = Context.current().info;
   // What is left of this attempt's start-to-close, with a margin to report the outcome.
   const remaining = info.startToCloseTimeoutMs - (Date.now() - info.currentAttemptScheduledTimestampMs) - 5_000;
   const serverTimeout = agent.mcp?.timeoutOf(origin.serverName) ?? DEFAULT_MCP_TIMEOUT_MS;
+  const elicitation = new ElicitationSession({
+    run: input.run,
+    toolCallId: input.toolCallId,
+    toolName: input.toolName,
+    holdMs: Math.max(0, Math.min(deps.elicitationHoldMs, remaining)),
+    abort,
+  });
   let seq = 0;
   return {
-    timeoutMs: Math.max(1_000, Math.min(serverTimeout, remaining)),
-    onElicitation: runElicitationHandler({
-      run: input.run,
-      toolCallId: input.toolCallId,
-      toolName: input.toolName,
-      holdUntil: Date.now() + Math.max(0, Math.min(deps.elicitationHoldMs, remaining)),
-      abort,
-    }),
-    onProgress: (update) => progress.report(++seq, toJson(update)),
+    elicitation,
+    hooks: {
+      timeoutMs: Math.max(1_000, Math.min(serverTimeout, remaining)),
+      onElicitation: elicitation.handler,
+      onProgress: (update) => progress.report(++seq, toJson(update)),
+    },
   };
+}
+
+/** The tool result of a call whose server asked a question the run would not keep: the model reads why. */
+function refusedQuestion(toolCallId: string, toolName: string, reason: string): ToolPipelineOutcome {
+  const message =
+    `The MCP server of '${toolName}' asked a person something the run could not keep (${reason}). It was answered ` +
+    "'cancel' and the call was ended; try another way, or ask the user directly.";
+  const output = {
+    error: true as const,
+    name: 'ElicitationRefused',
+    message,
+    toolCallId,
+    toolName,
+    code: FailureType.ElicitationRefused,
+  };
+  return { kind: 'error', output, modelOutput: defaultModelOutput(output) };
+}
+
+/** A promise's outcome as a value, so the caller decides what a failure means after it settles. */
+async function settle<T>(promise: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  try {
+    return { ok: true, value: await promise };
+  } catch (error) {
+    return { ok: false, error };
+  }
 }
 
 function lastCheckpoint(details: unknown): ToolCheckpoint | undefined {
