@@ -111,11 +111,15 @@ export class ElicitationSession {
     try {
       return await Promise.race([this.askRun(ask), withdrawn]);
     } catch (error) {
-      if (error instanceof WorkflowUpdateFailedError) {
-        const cause = error.cause as { message?: string; type?: string } | undefined;
-        return { refused: `the run refused its question (${cause?.type ?? 'refused'}): ${cause?.message ?? ''}` };
+      if (isRefusal(error)) return refusalOf(error);
+      // Temporal admits only a few updates in flight per run (10 by default), and held questions count. Asked
+      // again unheld, the question is recorded and the call ends "pending" at once.
+      try {
+        return await Promise.race([this.askRun({ ...ask, holdMs: 0 }), withdrawn]);
+      } catch (again) {
+        if (isRefusal(again)) return refusalOf(again);
+        return { refused: `the run could not be asked (${(again as Error | undefined)?.message ?? String(again)})` };
       }
-      throw error;
     }
   }
 
@@ -125,6 +129,8 @@ export class ElicitationSession {
   }
 
   private finish(end: ElicitationEnd): McpElicitationAnswer {
+    // Questions asked at once may end the call more than once: the first end is the call's.
+    if (this.ended) return CANCEL;
     this.ended = end;
     if (end.kind === 'refused') {
       getGlobalLogger().warn(
@@ -135,6 +141,18 @@ export class ElicitationSession {
     this.options.abort.abort(new Error(`The MCP call ended while its server asked a person something (${end.kind}).`));
     return CANCEL;
   }
+}
+
+/** The run's validator refused the update. By name too: the worker's client may load its own copy of the class. */
+function isRefusal(error: unknown): error is WorkflowUpdateFailedError {
+  return (
+    error instanceof WorkflowUpdateFailedError || (error as Error | undefined)?.name === 'WorkflowUpdateFailedError'
+  );
+}
+
+function refusalOf(error: WorkflowUpdateFailedError): { refused: string } {
+  const cause = error.cause as { message?: string; type?: string } | undefined;
+  return { refused: `the run refused its question (${cause?.type ?? 'refused'}): ${cause?.message ?? ''}` };
 }
 
 function toAnswer(record: ElicitationRecord): McpElicitationAnswer {
