@@ -15,7 +15,7 @@ import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
 import { ELICITATION_LIMITS, elicitationId, type RunEvent } from '../../src/protocol/index.js';
 import { elicitationAskUpdate, elicitationRequestSignal } from '../../workflows/messages.js';
 import { stdioAsking, stdioFixture, stopAll } from '../fixtures/mcp/servers.js';
-import { toolResultsSeen, withAgentWorker } from '../support/agent-harness.js';
+import { recordHistory, toolResultsSeen, withAgentWorker } from '../support/agent-harness.js';
 import { createTestEnv } from '../support/temporal.js';
 
 let env: TestWorkflowEnvironment;
@@ -103,6 +103,7 @@ describe('hostile MCP questions', () => {
       expect((await run.state()).pendingElicitations).toEqual([]);
       const history = await run.handle.fetchHistory();
       expect(Buffer.byteLength(JSON.stringify(history))).toBeLessThan(1_000_000);
+      await recordHistory('mcp-elicitation-waves', env, run.id);
     });
     await mcp.disconnect();
   });
@@ -163,6 +164,7 @@ describe('forged MCP questions and answers', () => {
       await run.respondToElicitation(real!.id, { action: 'accept', content: { name: 'Ada' } });
       const result = await run.result();
       expect(result.text).toContain('Ada');
+      await recordHistory('mcp-elicitation-forged', env, run.id);
     });
     await mcp.disconnect();
   });
