@@ -68,3 +68,23 @@ describe('ElicitationBook.refusal (answers)', () => {
     expect(book.refusal({ id: q.id, action: 'cancel', token: 'secret' })?.code).toBe('Elicitation.AlreadyAnswered');
   });
 });
+
+describe('one set of bounds', () => {
+  it('keeps every question the MCP layer passes within what the run keeps', async () => {
+    const { normalizeElicitationRequest } = await import('../../src/mcp/elicitation.js');
+    // The worst case: a message of control characters (6 bytes each in JSON), a schema at its bound, long names.
+    const pad = 'd'.repeat(ELICITATION_LIMITS.schemaBytes - 100);
+    const normalized = normalizeElicitationRequest('s'.repeat(128), {
+      message: '\u0007'.repeat(ELICITATION_LIMITS.messageChars + 10),
+      requestedSchema: { type: 'object', properties: { ok: { type: 'boolean', description: pad } } },
+    });
+    if (typeof normalized === 'string') throw new Error(normalized);
+    const asked = question('t'.repeat(64), normalized.message);
+    const worst = { ...asked, toolName: 'n'.repeat(128), serverName: normalized.serverName };
+    const bytes = (await import('../../src/protocol/index.js')).elicitationQuestionBytes({
+      ...worst,
+      requestedSchema: normalized.requestedSchema,
+    });
+    expect(bytes).toBeLessThanOrEqual(ELICITATION_LIMITS.questionBytes);
+  });
+});
