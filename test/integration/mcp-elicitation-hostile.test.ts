@@ -168,4 +168,32 @@ describe('forged MCP questions and answers', () => {
     });
     await mcp.disconnect();
   });
+
+  it('carries no answered question over continue-as-new (records no longer ride it without bound)', async () => {
+    const mcp = new MCPConfiguration({ servers: { local: stdioFixture() } });
+    const model = new ScriptedLanguageModel({
+      stepSelection: 'assistant-turns',
+      steps: [
+        { toolCalls: [{ toolName: 'local_elicit', input: {}, toolCallId: 'q' }] },
+        { toolCalls: [{ toolName: 'local_echo', input: { text: 'next' }, toolCallId: 'e' }] },
+        { text: 'done' },
+      ],
+    });
+    const agent = new Agent({ name: 'carried', instructions: 'Ask.', model, mcp });
+    await withAgentWorker(env, [agent], async (h) => {
+      const run = await h.start('carried', 'go', { historyEventBudget: 1 });
+      await expect.poll(async () => (await run.state()).pendingElicitations.length, { timeout: 20_000 }).toBe(1);
+      const [pending] = (await run.state()).pendingElicitations;
+      await run.respondToElicitation(pending!.id, { action: 'accept', content: { name: 'Ada' } });
+      expect((await run.result()).text).toBe('done');
+      const latest = await env.client.workflow.getHandle(run.id).fetchHistory();
+      const started = latest.events![0]!.workflowExecutionStartedEventAttributes!;
+      const input = JSON.parse(Buffer.from(started.input!.payloads![0]!.data!).toString('utf8')) as {
+        continuation?: { generation: number; elicitations?: unknown[] };
+      };
+      expect(input.continuation?.generation).toBeGreaterThan(0);
+      expect(input.continuation?.elicitations).toBeUndefined();
+    });
+    await mcp.disconnect();
+  });
 });
