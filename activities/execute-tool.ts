@@ -5,19 +5,19 @@ import { DEFAULT_MCP_TIMEOUT_MS } from '../src/mcp/server-operations.js';
 import { mcpToolOrigin } from '../src/mcp/tools-from-listing.js';
 import {
   defaultModelOutput,
+  FailureType,
   type ExecuteToolInput,
   type ExecuteToolResult,
   type JsonValue,
   type ToolResultOutput,
 } from '../src/protocol/index.js';
-import { createToolExecuteOptions } from '../src/tool/execute-options.js';
+import { createToolExecuteOptions, type McpCallHooks } from '../src/tool/execute-options.js';
 import { runToolPipeline, type RunToolPipelineInput, type ToolPipelineOutcome } from '../src/tool/pipeline.js';
 import type { AnyTool } from '../src/tool/tool.js';
 import { type ActivityDependencies, requireAgent, toToolContext } from '../src/worker/runtime/dependencies.js';
 import { startHeartbeating } from '../src/worker/runtime/heartbeat.js';
-import type { McpCallScope } from '../src/worker/runtime/mcp-runtime.js';
 import { ProgressReporter } from '../src/worker/runtime/progress-reporter.js';
-import { ElicitationPending, runElicitationHandler } from './mcp-elicitation.js';
+import { ElicitationSession } from './mcp-elicitation.js';
 import { checkExecutedCall, readRunCall, type RunCall } from './run-call.js';
 import { ToolCheckpoints } from './tool-checkpoints.js';
 import { deniedResult, sizeChecked, toJson, toolErrorResult, type RecordedToolResult } from './tool-results.js';
@@ -65,20 +65,28 @@ async function runCheckedCall(
   heartbeat: { beat(): void },
 ): Promise<ExecuteToolResult> {
   const { input } = checked;
-  const cancellation = linkedToCancellation(Context.current().cancellationSignal);
+  const { cancellationSignal } = Context.current();
+  const cancellation = linkedToCancellation(cancellationSignal);
   const progress = new ProgressReporter(input.run, input.toolCallId, deps.progressIntervalMs);
-  const scope = mcpCallScope(deps, checked.agent, input, checked.tool, cancellation.controller, progress);
+  const mcpCall = mcpCallHooks(deps, checked.agent, input, checked.tool, cancellation.controller, progress);
   try {
-    const pipeline = pipelineInput(checked, checkpoints, cancellation.controller, (seq, value) => {
+    const pipeline = pipelineInput(checked, checkpoints, cancellation.controller, mcpCall?.hooks, (seq, value) => {
       heartbeat.beat();
       progress.report(seq, value);
     });
-    const outcome = await runInMcpScope(deps, scope, cancellation.controller, () => runToolPipeline(pipeline));
-    if (ElicitationPending.isInstance(outcome)) {
-      return { version: 1, kind: 'elicitation-pending', elicitationId: outcome.elicitationId };
+    const settled = await settle(runToolPipeline(pipeline));
+    // The server asked a person something and the call ended on it (the run said "pending", or refused the
+    // question): that, not how the aborted call failed, is the outcome.
+    const ended = cancellationSignal.aborted ? undefined : mcpCall?.elicitation.end;
+    if (ended?.kind === 'pending') {
+      return { version: 1, kind: 'elicitation-pending', elicitationId: ended.elicitationId };
     }
+    if (!ended && !settled.ok) throw settled.error;
+    const outcome = ended
+      ? refusedQuestion(input.toolCallId, input.toolName, ended.reason)
+      : (settled as { value: ToolPipelineOutcome }).value;
     if (outcome.kind === 'denied') return deniedResult(input.toolName, outcome.error);
-    return await recordResult(deps, checked, outcome, scope !== undefined);
+    return await recordResult(deps, checked, outcome, mcpCall !== undefined);
   } finally {
     cancellation.dispose();
     await progress.stop();
@@ -99,6 +107,7 @@ function pipelineInput(
   checked: CheckedCall,
   checkpoints: ToolCheckpoints,
   abortController: AbortController,
+  mcpCall: McpCallHooks | undefined,
   onCheckpoint: (seq: number, value: JsonValue) => void,
 ): RunToolPipelineInput {
   const { agent, input, call } = checked;
@@ -122,6 +131,7 @@ function pipelineInput(
       attempt: Context.current().info.attempt,
       ...(resumeFrom ? { checkpoint: resumeFrom } : {}),
       idempotencyKey: input.idempotencyKey,
+      ...(mcpCall ? { mcpCall } : {}),
     }),
   };
 }
@@ -155,55 +165,65 @@ async function recordResult(
   return result;
 }
 
-// The MCP call scope and elicitation hold, as one unit (the elicitation rework replaces it).
-
 /**
- * Runs the pipeline within the MCP call's scope. When the tool's MCP server asked a person something and the hold
- * ended, the call was aborted with `ElicitationPending`: the run waits, then re-issues the call.
+ * What an MCP tool's call needs from this activity, passed as the `mcpCall` field of its execute options: a request
+ * timeout that ends before the activity's own, the session that puts the server's questions to the run (holding
+ * each for a while, then letting the run wait), and progress reported like a streaming tool's. Undefined for other
+ * tools.
  */
-async function runInMcpScope(
-  deps: ActivityDependencies,
-  scope: McpCallScope | undefined,
-  abortController: AbortController,
-  run: () => Promise<ToolPipelineOutcome>,
-): Promise<ToolPipelineOutcome | ElicitationPending> {
-  const { cancellationSignal } = Context.current();
-  return await deps.mcp.withCallScope(scope, run).catch((error: unknown) => {
-    const reason: unknown = abortController.signal.reason;
-    if (ElicitationPending.isInstance(reason) && !cancellationSignal.aborted) return reason;
-    throw error;
-  });
-}
-
-/**
- * What an MCP tool's call needs from this activity: a request timeout that ends before the activity's own, an
- * elicitation handler that puts the server's questions to the run (holding the call open for a while, then letting
- * the run wait), and progress reported like a streaming tool's. Undefined for other tools.
- */
-function mcpCallScope(
+function mcpCallHooks(
   deps: ActivityDependencies,
   agent: Agent,
   input: ExecuteToolInput,
   tool: AnyTool,
   abort: AbortController,
   progress: ProgressReporter,
-): McpCallScope | undefined {
+): { hooks: McpCallHooks; elicitation: ElicitationSession } | undefined {
   const origin = mcpToolOrigin(tool);
   if (!origin) return undefined;
   const info = Context.current().info;
   // What is left of this attempt's start-to-close, with a margin to report the outcome.
   const remaining = info.startToCloseTimeoutMs - (Date.now() - info.currentAttemptScheduledTimestampMs) - 5_000;
   const serverTimeout = agent.mcp?.timeoutOf(origin.serverName) ?? DEFAULT_MCP_TIMEOUT_MS;
+  const elicitation = new ElicitationSession({
+    run: input.run,
+    toolCallId: input.toolCallId,
+    toolName: input.toolName,
+    holdMs: Math.max(0, Math.min(deps.elicitationHoldMs, remaining)),
+    abort,
+  });
   let seq = 0;
   return {
-    timeoutMs: Math.max(1_000, Math.min(serverTimeout, remaining)),
-    onElicitation: runElicitationHandler({
-      run: input.run,
-      toolCallId: input.toolCallId,
-      toolName: input.toolName,
-      holdUntil: Date.now() + Math.max(0, Math.min(deps.elicitationHoldMs, remaining)),
-      abort,
-    }),
-    onProgress: (update) => progress.report(++seq, toJson(update)),
+    elicitation,
+    hooks: {
+      timeoutMs: Math.max(1_000, Math.min(serverTimeout, remaining)),
+      onElicitation: elicitation.handler,
+      onProgress: (update) => progress.report(++seq, toJson(update)),
+    },
   };
+}
+
+/** The tool result of a call whose server asked a question the run would not keep: the model reads why. */
+function refusedQuestion(toolCallId: string, toolName: string, reason: string): ToolPipelineOutcome {
+  const message =
+    `The MCP server of '${toolName}' asked a person something the run could not keep (${reason}). It was answered ` +
+    "'cancel' and the call was ended; try another way, or ask the user directly.";
+  const output = {
+    error: true as const,
+    name: 'ElicitationRefused',
+    message,
+    toolCallId,
+    toolName,
+    code: FailureType.ElicitationRefused,
+  };
+  return { kind: 'error', output, modelOutput: defaultModelOutput(output) };
+}
+
+/** A promise's outcome as a value, so the caller decides what a failure means after it settles. */
+async function settle<T>(promise: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  try {
+    return { ok: true, value: await promise };
+  } catch (error) {
+    return { ok: false, error };
+  }
 }

@@ -42,6 +42,10 @@ export async function continueAsNewIfPossible(
   await condition(allHandlersFinished);
   const generation = (input.continuation?.generation ?? 0) + 1;
   const routing = state.routing.carry();
+  // No tool call runs across continue-as-new, so no call of the next execution re-issues one of this one: since
+  // v0.4.0 its answers stay behind (they grew every continuation without bound).
+  const answers = state.elicitations.records();
+  const carriedAnswers = answers.length > 0 && patched(PATCHES.elicitationUpdate) ? [] : answers;
   const continuation: RunContinuation = {
     description,
     messages: state.messages,
@@ -52,7 +56,7 @@ export async function continueAsNewIfPossible(
     earlyApprovals: state.approvals.early(),
     earlyToolResults: state.clientTools.early(),
     ...(state.listings().length > 0 ? { mcpListings: state.listings() } : {}),
-    ...(state.elicitations.records().length > 0 ? { elicitations: state.elicitations.records() } : {}),
+    ...(carriedAnswers.length > 0 ? { elicitations: carriedAnswers } : {}),
     // Only routed runs carry it, so the input of runs without routing is what it was before.
     ...(routing ? { routing } : {}),
     generation,

@@ -27,4 +27,12 @@ export const PATCHES = {
    * older workflow worker scheduled a regular activity for a call a newer `generate` marked local.
    */
   localTools: 'durable-agent.local-tools',
+  /**
+   * v0.4.0: MCP questions are asked by update (`elicitationAskUpdate`), held by the run and answered as a value. Where
+   * a history could replay differently, the patch gates it: a call waiting after `elicitation-pending` also answers
+   * `cancel` when its question expires (v0.3.0 left that to a detached timer); a finished call's waiting questions
+   * are dropped; a signalled question is held to the update's rules (running call, id bound to content) and gets a
+   * token; and continue-as-new carries no answer records. Runs of v0.3.0 waiting on a question keep the old wait.
+   */
+  elicitationUpdate: 'durable-agent.elicitation-update',
 } as const;

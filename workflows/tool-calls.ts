@@ -20,6 +20,7 @@ import {
   type TranscriptMark,
 } from '../src/protocol/index.js';
 import { localToolActivityOptions, toolActivityOptions } from './activity-options.js';
+import { waitForAnswer } from './elicitation-handlers.js';
 import { PATCHES } from './patches.js';
 import type { AgentRunState, StepToolResults } from './run-state.js';
 import { searchRequired, searchTools, targetCall } from './tool-search.js';
@@ -322,8 +323,9 @@ async function awaitClientResult(ctx: StepContext, call: ValidCall, args: JsonVa
 
 /**
  * Runs the tool in its own `executeTool` activity, with the tool's activity options, once a slot is free. An MCP
- * tool whose server waits for a person's answer may end its activity early (`elicitation-pending`): the run waits for
- * the answer — not counted against the tool's timeouts — and runs the call again, answered from the record.
+ * tool whose server waits for a person's answer may end its activity early (`elicitation-pending`, a value of the
+ * activity's result): the run waits for the answer — not counted against the tool's timeouts, and up to the
+ * question's expiry — and runs the call again, answered from the record.
  */
 async function executeCall(ctx: CallContext, call: ValidCall, args: JsonValue): Promise<SettledCall> {
   const { state, step, run } = ctx;
@@ -354,10 +356,18 @@ async function executeCall(ctx: CallContext, call: ValidCall, args: JsonValue): 
       if (result.kind !== 'elicitation-pending') break;
       if (reissues >= MAX_ELICITATION_REISSUES) return answer(ctx, call, reissueLimit(), 'error', reissueLimit().value);
       const { elicitationId } = result;
-      await condition(() => state.elicitations.isAnswered(elicitationId));
+      // v0.4.0: the wait also answers `cancel` when the question expires (v0.3.0 left it to a detached timer).
+      if (patched(PATCHES.elicitationUpdate)) await waitForAnswer(state, elicitationId);
+      else await condition(() => state.elicitations.isAnswered(elicitationId));
     }
   } finally {
     state.toolFinished(toolCallId);
+    // v0.4.0: questions the server withdrew, or asked as the call ended, wait for nothing now.
+    if (state.elicitations.waitsFor(toolCallId) && patched(PATCHES.elicitationUpdate)) {
+      for (const id of state.elicitations.withdrawCall(toolCallId)) {
+        state.events.emit({ type: 'elicitation-answered', id, action: 'cancel', withdrawn: true });
+      }
+    }
     ctx.slots.release();
   }
   if (result.kind === 'denied') {

@@ -254,18 +254,26 @@ export class AgentRun {
    * Answers an MCP elicitation (a question a tool's server asked a person): `accept` with `content` matching the
    * question's schema, `decline`, or `cancel`. As an update (default) the run rejects an unknown id, an answered one,
    * or content that does not fit, before recording anything; resolves with the recorded answer. The tool's call
-   * continues with it, or is run again and answered from the record if its worker stopped waiting.
+   * continues with it, or is run again and answered from the record if its worker stopped waiting. The answer echoes
+   * the question's token (`options.token`, else read from `run.state()` just before sending).
    */
   async respondToElicitation(
     id: string,
     answer: { action: 'accept' | 'decline' | 'cancel'; content?: ElicitationContent },
-    options: { responder?: string; signal?: boolean } = {},
+    options: { responder?: string; signal?: boolean; token?: string } = {},
   ): Promise<ElicitationRecord | undefined> {
+    // The answer echoes the token only the recorded question shows (read from the run's state unless given).
+    const token =
+      options.token ??
+      (await this.ask('the elicitation answer', () => this.handle.query(stateQuery))).pendingElicitations.find(
+        (p) => p.id === id,
+      )?.token;
     const response: ElicitationResponse = {
       id,
       action: answer.action,
       ...(answer.content !== undefined ? { content: answer.content } : {}),
       ...(options.responder !== undefined ? { responder: options.responder } : {}),
+      ...(token !== undefined ? { token } : {}),
     };
     if (options.signal) {
       await (await this.execution()).signal(elicitationResponseSignal, response);

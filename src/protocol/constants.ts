@@ -27,6 +27,8 @@ export const FailureType = {
   AgentNotFound: 'Agent.NotFound',
   AgentSystemPromptTooLarge: 'Agent.SystemPromptTooLarge',
   ApprovalRefused: 'Approval.Refused',
+  /** An MCP server asked a question the run would not keep (over a bound, or refused): the call ended on it. */
+  ElicitationRefused: 'Mcp.ElicitationRefused',
   InputRefused: 'Run.InputRefused',
   TranscriptUnavailable: 'Transcript.Unavailable',
   /** A run's tool routing cannot be resolved (an override naming tools the agent lacks). Not retryable. */

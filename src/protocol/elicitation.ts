@@ -1,5 +1,7 @@
+import { sha256 } from '@noble/hashes/sha2';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
 import { jsonBytes } from './bytes.js';
-import type { JsonObject, JsonValue } from './json.js';
+import type { JsonObject } from './json.js';
 
 /** An MCP server's question to a person during a tool call, as the run records it. */
 export interface ElicitationRequest {
@@ -19,7 +21,24 @@ export interface PendingElicitation extends ElicitationRequest {
   requestedAt: string;
   /** When it is answered `cancel` for lack of an answer (ISO), if the agent has an elicitation timeout. */
   expiresAt?: string;
+  /** What an answer must echo (see {@link ElicitationResponse.token}). */
+  token?: string;
 }
+
+/**
+ * A question a tool activity puts to the run (update `durable-agent.ask-elicitation`): the run records it once per
+ * id, then holds the update until the question is answered or `holdMs` passes.
+ */
+export interface ElicitationAsk extends ElicitationRequest {
+  /** How long the run may hold the update waiting for the answer (capped at `ELICITATION_LIMITS.maxHoldMs`). */
+  holdMs: number;
+}
+
+/**
+ * The run's reply to an {@link ElicitationAsk}: the recorded answer, or `pending` (nobody answered while the update
+ * was held: the activity ends the call as `elicitation-pending`, and the run re-issues it once the answer is in).
+ */
+export type ElicitationAskOutcome = { kind: 'answered'; record: ElicitationRecord } | { kind: 'pending' };
 
 /** Content of an accepted answer: field name to a primitive value or a list of strings. */
 export type ElicitationContent = Record<string, string | number | boolean | string[]>;
@@ -32,6 +51,12 @@ export interface ElicitationResponse {
   content?: ElicitationContent;
   /** Who answered, as claimed. */
   responder?: string;
+  /**
+   * The pending question's token (`run.state().pendingElicitations[].token`, the `elicitation-requested` event): only
+   * what the run recorded reveals it, so an answer is given to the question a person saw. Questions recorded before
+   * v0.4.0 have none.
+   */
+  token?: string;
 }
 
 /** An answer as the run recorded it: what the server is given, now or when the call is re-issued. */
@@ -52,122 +77,59 @@ export type ElicitationStatus =
   | { status: 'pending' }
   | { status: 'answered'; record: ElicitationRecord };
 
-/** Bounds on answers (they are recorded in history). */
-export const ELICITATION_ANSWER_LIMITS = {
+/**
+ * The one set of bounds on MCP questions and answers, shared by the MCP layer (which answers `cancel` in the worker
+ * for anything over them) and the run (which refuses what it cannot keep). Sizes are UTF-8 bytes of the JSON text.
+ */
+export const ELICITATION_LIMITS = {
+  /** Longer messages are cut by the MCP layer. */
+  messageChars: 4000,
+  /** A larger requested schema is answered `cancel` without asking anyone. */
+  schemaBytes: 24 * 1024,
+  /** A recorded question (id, names, message, schema) is at most this; the two bounds above keep it under. */
+  questionBytes: 48 * 1024,
+  /** Accepted content (it is recorded in history). */
   contentBytes: 64 * 1024,
+  /** A claimed responder name. */
   responderChars: 200,
+  /** Questions waiting for an answer in one run at once. */
+  waitingPerRun: 64,
+  /** Questions one tool call (all its attempts on one worker) may put to the run; later ones are answered `cancel`. */
+  questionsPerCall: 16,
+  /** Bytes of the questions one tool call may put to the run. */
+  bytesPerCall: 128 * 1024,
+  /** Questions one run execution records (continue-as-new starts a new count). */
+  questionsPerExecution: 256,
+  /** Bytes of the questions one run execution records. */
+  bytesPerExecution: 2 * 1024 * 1024,
+  /** Longest time the run holds an activity's question open before answering `pending`. */
+  maxHoldMs: 10 * 60_000,
 } as const;
 
 /**
- * Checks an answer against the request's schema, without any library (it runs in the workflow's update validator):
- * the action, then for `accept` an object of fields whose values match their properties — `string` (minLength,
- * maxLength, format email/uri/date/date-time, and choices: `enum` or titled `oneOf: [{ const, title }]`),
- * `number`/`integer` (minimum, maximum), `boolean`, and arrays of choices (`items.enum` or `items.anyOf`;
- * minItems, maxItems) — with `required` fields present (after defaults) and no unknown fields.
- * Returns the content with the schema's defaults filled in, or why it does not match.
+ * The id of a tool call's `n`-th question with this content: `<toolCallId>:<hash>:<n>`, where the hash is the first
+ * 16 hex digits of the SHA-256 of `[serverName, message, requestedSchema]` as JSON. A re-issued call asking the same
+ * thing again gets the same id (so it is answered from the record), and the run recomputes it to bind an id to its
+ * content: a question cannot be recorded under another question's id.
  */
-export function checkElicitationResponse(
-  requestedSchema: JsonObject,
-  response: { action?: unknown; content?: unknown },
-): { ok: true; content?: ElicitationContent } | { ok: false; problem: string } {
-  const { action, content } = response;
-  if (action === 'decline' || action === 'cancel') {
-    return content === undefined ? { ok: true } : { ok: false, problem: `a '${action}' answer carries no content` };
-  }
-  if (action !== 'accept') return { ok: false, problem: "action must be 'accept', 'decline' or 'cancel'" };
-  if (typeof content !== 'object' || content === null || Array.isArray(content)) {
-    return { ok: false, problem: "an 'accept' answer needs content: an object of the requested fields" };
-  }
-  if (jsonBytes(content) > ELICITATION_ANSWER_LIMITS.contentBytes) {
-    return { ok: false, problem: `content is over ${ELICITATION_ANSWER_LIMITS.contentBytes} bytes` };
-  }
-  const properties = objectOf(requestedSchema.properties) ?? {};
-  const filled: Record<string, JsonValue> = { ...(content as Record<string, JsonValue>) };
-  for (const [field, property] of Object.entries(properties)) {
-    const def = objectOf(property)?.default;
-    if (!Object.hasOwn(filled, field) && def !== undefined) filled[field] = def;
-  }
-  for (const field of Object.keys(filled)) {
-    if (!Object.hasOwn(properties, field)) return { ok: false, problem: `field '${field}' was not asked for` };
-    const problem = fieldProblem(field, objectOf(properties[field]) ?? {}, filled[field]!);
-    if (problem) return { ok: false, problem };
-  }
-  const required = Array.isArray(requestedSchema.required) ? requestedSchema.required : [];
-  for (const field of required) {
-    if (typeof field === 'string' && !Object.hasOwn(filled, field)) {
-      return { ok: false, problem: `field '${field}' is required` };
-    }
-  }
-  return { ok: true, content: filled as ElicitationContent };
+export function elicitationId(
+  request: Pick<ElicitationRequest, 'toolCallId' | 'serverName' | 'message' | 'requestedSchema'>,
+  n: number,
+): string {
+  const content = JSON.stringify([request.serverName, request.message, request.requestedSchema]);
+  return `${request.toolCallId}:${bytesToHex(sha256(utf8ToBytes(content))).slice(0, 16)}:${n}`;
 }
 
-/** The values a field may take when it is a choice: `enum`, or the `const` of each titled `oneOf`/`anyOf` option. */
-function choices(schema: JsonObject | undefined): JsonValue[] | undefined {
-  if (!schema) return undefined;
-  if (Array.isArray(schema.enum)) return schema.enum;
-  const titled = Array.isArray(schema.oneOf) ? schema.oneOf : Array.isArray(schema.anyOf) ? schema.anyOf : undefined;
-  return titled?.flatMap((option) => {
-    const value = objectOf(option)?.const;
-    return value === undefined ? [] : [value];
-  });
+/** Why the id of a question is not the one its content gives (see {@link elicitationId}), or undefined. */
+export function elicitationIdProblem(request: ElicitationRequest): string | undefined {
+  const prefix = elicitationId(request, 0).slice(0, -1);
+  const n = request.id.startsWith(prefix) ? request.id.slice(prefix.length) : '';
+  if (!/^[1-9][0-9]{0,5}$/.test(n)) return `id '${request.id}' is not the id of this question's content`;
+  return undefined;
 }
 
-function fieldProblem(field: string, schema: JsonObject, value: JsonValue): string | undefined {
-  const type = schema.type;
-  const options = choices(schema);
-  if (type === 'string' || (type === undefined && options)) {
-    if (typeof value !== 'string') return `field '${field}' must be a string`;
-    if (options && !options.includes(value))
-      return `field '${field}' must be one of ${options.map((o) => JSON.stringify(o)).join(', ')}`;
-    if (typeof schema.minLength === 'number' && value.length < schema.minLength) {
-      return `field '${field}' must have at least ${schema.minLength} characters`;
-    }
-    if (typeof schema.maxLength === 'number' && value.length > schema.maxLength) {
-      return `field '${field}' must have at most ${schema.maxLength} characters`;
-    }
-    const formatName = typeof schema.format === 'string' ? schema.format : undefined;
-    const format = formatName ? FORMATS[formatName] : undefined;
-    if (format && !format.test(value)) return `field '${field}' must be a valid ${formatName}`;
-    return undefined;
-  }
-  if (type === 'number' || type === 'integer') {
-    if (typeof value !== 'number' || !Number.isFinite(value)) return `field '${field}' must be a number`;
-    if (type === 'integer' && !Number.isInteger(value)) return `field '${field}' must be an integer`;
-    if (typeof schema.minimum === 'number' && value < schema.minimum) {
-      return `field '${field}' must be at least ${schema.minimum}`;
-    }
-    if (typeof schema.maximum === 'number' && value > schema.maximum) {
-      return `field '${field}' must be at most ${schema.maximum}`;
-    }
-    return undefined;
-  }
-  if (type === 'boolean') return typeof value === 'boolean' ? undefined : `field '${field}' must be true or false`;
-  if (type === 'array') {
-    if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) {
-      return `field '${field}' must be a list of strings`;
-    }
-    const allowed = choices(objectOf(schema.items));
-    const bad = allowed ? value.find((item) => !allowed.includes(item)) : undefined;
-    if (bad !== undefined)
-      return `field '${field}' may only contain ${allowed!.map((o) => JSON.stringify(o)).join(', ')}`;
-    if (typeof schema.minItems === 'number' && value.length < schema.minItems) {
-      return `field '${field}' needs at least ${schema.minItems} items`;
-    }
-    if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) {
-      return `field '${field}' takes at most ${schema.maxItems} items`;
-    }
-    return undefined;
-  }
-  return `field '${field}' has a type this runtime cannot check (${JSON.stringify(type)})`;
-}
-
-const FORMATS: Record<string, RegExp> = {
-  email: /^[^\s@]+@[^\s@]+\.[^\s@]+$/,
-  uri: /^[a-zA-Z][a-zA-Z0-9+.-]*:\S+$/,
-  date: /^\d{4}-\d{2}-\d{2}$/,
-  'date-time': /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/,
-};
-
-function objectOf(value: JsonValue | undefined): JsonObject | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
+/** Bytes of a question as the run records it. */
+export function elicitationQuestionBytes(request: ElicitationRequest): number {
+  const { id, toolCallId, toolName, serverName, message, requestedSchema } = request;
+  return jsonBytes({ id, toolCallId, toolName, serverName, message, requestedSchema });
 }

@@ -59,6 +59,8 @@ export type RunEventBody =
       serverName: string;
       message: string;
       requestedSchema: JsonValue;
+      /** What an answer must echo (since v0.4.0; see `ElicitationResponse.token`). */
+      token?: string;
     }
   | {
       type: 'elicitation-answered';
@@ -66,6 +68,8 @@ export type RunEventBody =
       action: 'accept' | 'decline' | 'cancel';
       responder?: string;
       timedOut?: boolean;
+      /** Since v0.4.0: the call that asked ended first (the server withdrew it, or the call failed). */
+      withdrawn?: boolean;
     }
   | { type: 'continued-as-new'; generation: number }
   | { type: 'finished'; text: string; finishReason: string; stopReason: string }

@@ -11,5 +11,7 @@ export * from './transcript-pages.js';
 export * from './bytes.js';
 export * from './refused-payload.js';
 export * from './elicitation.js';
+export * from './elicitation-answer.js';
+export * from './refusal-codes.js';
 export * from './routing.js';
 export * from './refusal-codes.js';

@@ -30,6 +30,23 @@ export const RefusalCode = {
   /** The run refused the request with a reason this client does not know (a newer worker); read the message. */
   RunRefused: 'Run.Refused',
 
+  // Elicitation: answers to MCP questions (`durable-agent.respond-to-elicitation`) and questions tool activities put
+  // to the run (`durable-agent.ask-elicitation`).
+  /** The answer names no question the run waits for. */
+  ElicitationUnknownQuestion: 'Elicitation.UnknownQuestion',
+  /** The answer does not echo the token the pending question shows (`run.state()`, the `elicitation-requested` event). */
+  ElicitationTokenMismatch: 'Elicitation.TokenMismatch',
+  /** The question was answered already (or expired, answered `cancel`). */
+  ElicitationAlreadyAnswered: 'Elicitation.AlreadyAnswered',
+  /** The answer does not fit the question's schema, or is malformed. */
+  ElicitationInvalidAnswer: 'Elicitation.InvalidAnswer',
+  /** A question that is malformed, over the size bounds, or not bound to its content. */
+  ElicitationInvalidQuestion: 'Elicitation.InvalidQuestion',
+  /** A question for a tool call that is not running an MCP tool now. */
+  ElicitationNoRunningCall: 'Elicitation.NoRunningCall',
+  /** Too many questions: waiting at once in the run, or recorded by this execution (count or bytes). */
+  ElicitationTooManyQuestions: 'Elicitation.TooManyQuestions',
+
   // What any request carries.
   /** A field is over its bound (docs/limits.md): a reason, an approver, identity evidence, a tool result. */
   InputTooLarge: 'Input.TooLarge',

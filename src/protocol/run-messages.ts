@@ -2,6 +2,8 @@
 // workflow registers handlers for all of them before its first await.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type {
+  ElicitationAsk,
+  ElicitationAskOutcome,
   ElicitationRecord,
   ElicitationRequest,
   ElicitationResponse,
@@ -52,8 +54,19 @@ export const transcriptQuery = defineQuery<TranscriptSlice, [from: number, to?: 
 );
 
 /**
- * An MCP server asked a person something during a tool call: sent by the tool activity. The run records the question
- * once per id (a re-issued call asking again changes nothing) and lists it as a pending elicitation.
+ * An MCP server asked a person something during a tool call: the tool activity asks the run once (v0.4.0). The
+ * validator refuses, with a code, a question of a call that is not running, one whose id is not its content's, or
+ * one over the bounds; the handler records it once per id (a re-issued call asking again changes nothing), lists it
+ * as a pending elicitation, and holds the update until it is answered or `holdMs` passes. Resolves with the answer
+ * or `{ kind: 'pending' }`.
+ */
+export const elicitationAskUpdate = defineUpdate<ElicitationAskOutcome, [ElicitationAsk]>(
+  'durable-agent.ask-elicitation',
+);
+
+/**
+ * v0.3.0 (kept for its activities and histories): the tool activity signals its question, then polls
+ * {@link elicitationQuery}. The run records it once per id and lists it as a pending elicitation.
  */
 export const elicitationRequestSignal = defineSignal<[ElicitationRequest]>('durable-agent.elicitation-request');
 
@@ -68,7 +81,7 @@ export const elicitationResponseUpdate = defineUpdate<ElicitationRecord, [Elicit
   'durable-agent.respond-to-elicitation',
 );
 
-/** Whether one of the run's questions is answered (asked by the tool activity that holds the call open). */
+/** v0.3.0 (kept for its activities): whether one of the run's questions is answered. */
 export const elicitationQuery = defineQuery<ElicitationStatus, [id: string]>('durable-agent.elicitation');
 
 /** A listing the run recorded, by server and version (for workers that do not have it cached). */

@@ -1,6 +1,21 @@
 import type { ModelMessage } from 'ai';
 import { getGlobalLogger } from '../logger.js';
+import type { McpProgress } from '../mcp/connection.js';
+import type { McpElicitationHandler } from '../mcp/elicitation.js';
 import type { ToolExecuteOptions } from './tool.js';
+
+/**
+ * What an MCP tool's call takes from the activity that runs it, as the `mcpCall` field of its execute options
+ * (explicit, so a reader of the pipeline sees it; other tools ignore it).
+ */
+export interface McpCallHooks {
+  /** MCP request timeout for this call (below the activity's start-to-close). */
+  timeoutMs: number;
+  /** Answers the server's questions during the call (durable runs: through the run). */
+  onElicitation: McpElicitationHandler;
+  /** Receives the server's progress notifications. */
+  onProgress: (progress: McpProgress) => void;
+}
 
 /** Input of {@link createToolExecuteOptions}: the call's identity plus whatever the caller already has. */
 export interface ToolExecuteOptionsInit extends Partial<Omit<ToolExecuteOptions, 'toolContext'>> {

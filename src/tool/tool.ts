@@ -4,6 +4,7 @@ import type { ToolActivityOptions } from '../protocol/descriptor.js';
 import { getGlobalLogger, type Logger } from '../logger.js';
 import { checkLocalTool } from './local-tool.js';
 import { isToolSchema, type InferSchemaInput, type InferSchemaOutput, type ToolSchema } from './schema.js';
+import type { McpCallHooks } from './execute-options.js';
 
 export type { ToolActivityOptions } from '../protocol/descriptor.js';
 
@@ -54,6 +55,8 @@ export interface ToolExecuteOptions extends OperationContext {
   checkpoint?: ToolCheckpoint;
   /** Stable across retries and unique per tool call and run: use it to make side effects idempotent. */
   idempotencyKey: string;
+  /** Set by the tool activity for an MCP tool's call: its timeout, elicitation and progress hooks. */
+  mcpCall?: McpCallHooks;
 }
 
 /** What `execute` may return: a value, a promise, or an async iterable of progress values (last one final). */

@@ -167,6 +167,7 @@ describe('MCP in durable runs', () => {
         expect(counts.executeTool).toBe(2);
         const events = await eventsOf(run);
         expect(events.filter((e) => e.type === 'elicitation-requested')).toHaveLength(1);
+        await recordHistory('mcp-elicitation-reissue', env, run.id);
       },
       options,
     );
@@ -238,6 +239,7 @@ describe('MCP in durable runs', () => {
           timedOut: true,
         });
         expect((await run.state()).pendingElicitations).toEqual([]);
+        await recordHistory('mcp-elicitation-timeout', env, run.id);
       },
       { elicitationHoldMs: 300 },
     );

@@ -34,12 +34,14 @@ describe('MCP elicitation across a worker crash', () => {
     try {
       await expect.poll(async () => (await run.state()).pendingElicitations.length, { timeout: 30_000 }).toBe(1);
       const [pending] = (await run.state()).pendingElicitations;
+      expect(pending!.token).toEqual(expect.any(String));
       await kill(worker);
       // Nobody runs the workflow now: a signal is recorded anyway and applied when a worker replays the run.
       await run.respondToElicitation(
         pending!.id,
         { action: 'accept', content: { name: 'Katherine' } },
-        { signal: true },
+        // No worker answers the state query now: the token read before is passed.
+        { signal: true, token: pending!.token! },
       );
       worker = await startWorker(taskQueue);
       const result = await run.result();

@@ -118,7 +118,7 @@ describe('validateElicitationAnswer', () => {
     expect(validateElicitationAnswer(schema, { action: 'cancel' })).toEqual({ ok: true, answer: { action: 'cancel' } });
     expect(validateElicitationAnswer(schema, { action: 'maybe' })).toMatchObject({ ok: false });
     expect(validateElicitationAnswer(schema, null)).toMatchObject({ ok: false });
-    const big = 'x'.repeat(ELICITATION_LIMITS.maxContentBytes);
+    const big = 'x'.repeat(ELICITATION_LIMITS.contentBytes);
     expect(validateElicitationAnswer(schema, { action: 'accept', content: { name: big } })).toMatchObject({
       ok: false,
     });
@@ -129,7 +129,7 @@ describe('normalizeElicitationRequest', () => {
   it('bounds the message, refuses oversized schemas and other modes, and redacts secrets', () => {
     const redactor = createRedactor(['secret-token-1']);
     const long = normalizeElicitationRequest('srv', { message: 'm'.repeat(10_000), requestedSchema: schema });
-    expect(typeof long !== 'string' && long.message.length).toBe(ELICITATION_LIMITS.maxMessageChars);
+    expect(typeof long !== 'string' && long.message.length).toBe(ELICITATION_LIMITS.messageChars);
     const properties = Object.fromEntries(
       Array.from({ length: 2000 }, (_, i) => [`f${i}`, { type: 'string', description: 'd'.repeat(20) }]),
     );

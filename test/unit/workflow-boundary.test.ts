@@ -64,8 +64,11 @@ describe('protocol boundary lint', () => {
         [
           "import type { ModelMessage } from 'ai';",
           "import { utf8Length } from './bytes.js';",
+          // The pure, eval-free libraries the protocol's answer check and question ids are built on.
+          "import { validate } from '@cfworker/json-schema';",
+          "import { sha256 } from '@noble/hashes/sha2';",
           'export type Probe = ModelMessage;',
-          'export const used = utf8Length;',
+          'export const used = [utf8Length, validate, sha256];',
         ].join('\n'),
       ),
     ).toEqual([]);

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { LRUCache } from 'lru-cache';
@@ -6,22 +5,12 @@ import type { Agent } from '../../agent/agent.js';
 import { getGlobalLogger } from '../../logger.js';
 import type { MCPConfiguration } from '../../mcp/configuration.js';
 import { McpConnectionPool, type McpConnectionPoolOptions } from '../../mcp/connection-pool.js';
-import type { McpProgress } from '../../mcp/connection.js';
-import type { McpElicitationHandler } from '../../mcp/elicitation.js';
 import { mcpToolsFromListing } from '../../mcp/tools-from-listing.js';
 import { jsonBytes, type McpListingRecord, type McpListingRef, type RunRef } from '../../protocol/index.js';
 import { mergeRunTools } from '../../agent/run-tools.js';
 import { ToolManager } from '../../tool/tool-manager.js';
 import type { AnyTool, ToolExecuteOptions } from '../../tool/tool.js';
 import { mcpListingQuery } from '../../protocol/run-messages.js';
-
-/** What one MCP tool call needs from the activity that runs it (set around the tool pipeline). */
-export interface McpCallScope {
-  /** MCP request timeout for this call (below the activity's start-to-close). */
-  timeoutMs: number;
-  onElicitation: McpElicitationHandler;
-  onProgress: (progress: McpProgress) => void;
-}
 
 /** Largest recorded listing per server: over it, tools are left out (and said so) so the record fits history. */
 export const MAX_LISTING_BYTES = 512 * 1024;
@@ -37,7 +26,6 @@ export class McpRuntime {
   private readonly listings = new LRUCache<string, McpListingRecord>({ max: 512 });
   /** Tools built from a listing for an agent (schema conversion is done once, then shared by runs). */
   private readonly tools = new LRUCache<string, AnyTool[]>({ max: 512 });
-  private readonly callScope = new AsyncLocalStorage<McpCallScope>();
 
   constructor(poolOptions: McpConnectionPoolOptions = {}) {
     this.pool = new McpConnectionPool(poolOptions);
@@ -98,11 +86,6 @@ export class McpRuntime {
     return stale;
   }
 
-  /** Runs `fn` (a tool pipeline) with the activity's MCP call scope, which the MCP tools it calls read. */
-  withCallScope<T>(scope: McpCallScope | undefined, fn: () => Promise<T>): Promise<T> {
-    return scope ? this.callScope.run(scope, fn) : fn();
-  }
-
   /** Closes every pooled connection (worker shutdown). */
   async close(): Promise<void> {
     await this.pool.close();
@@ -128,15 +111,16 @@ export class McpRuntime {
     args: Record<string, unknown>,
     options: ToolExecuteOptions,
   ) {
-    const scope = this.callScope.getStore();
+    // The activity's hooks for this call (timeout, elicitation, progress) come with the call's options.
+    const hooks = options.mcpCall;
     return config.callServerTool(server, toolName, args, {
       pool: this.pool,
       signal: options.abortSignal,
       userId: options.userId,
       context: options.context,
       idempotent: annotations?.readOnlyHint === true || annotations?.idempotentHint === true,
-      ...(scope
-        ? { timeoutMs: scope.timeoutMs, onElicitation: scope.onElicitation, onProgress: scope.onProgress }
+      ...(hooks
+        ? { timeoutMs: hooks.timeoutMs, onElicitation: hooks.onElicitation, onProgress: hooks.onProgress }
         : {}),
     });
   }

@@ -1,0 +1,152 @@
+import { condition, log, patched, setHandler, uuid4 } from '@temporalio/workflow';
+import {
+  ELICITATION_LIMITS,
+  type ElicitationAsk,
+  type ElicitationAskOutcome,
+  type ElicitationRecord,
+  type ElicitationRequest,
+  type ElicitationResponse,
+  RefusalCode,
+} from '../src/protocol/index.js';
+import {
+  elicitationAskUpdate,
+  elicitationQuery,
+  elicitationRequestSignal,
+  elicitationResponseSignal,
+  elicitationResponseUpdate,
+} from '../src/protocol/run-messages.js';
+import { PATCHES } from './patches.js';
+import { refusal, refuse } from './refusals.js';
+import type { AgentRunState } from './run-state.js';
+
+/**
+ * MCP questions. Since v0.4.0 a tool activity asks once, by update (`elicitationAskUpdate`): the run records the
+ * question (once per id), holds the update until it is answered or the hold passes, and replies with the answer or
+ * `pending`. People answer by update (validated, echoing the question's token) or signal. A question nobody answers
+ * within the elicitation timeout is answered `cancel` by whoever waits for it (the held update, or the call's wait
+ * in `tool-calls.ts`). The v0.3.0 protocol — a request signal, a detached expiry timer, and the activity polling by
+ * query — stays registered so runs and activities of v0.3.0 finish.
+ */
+export function registerElicitationHandlers(state: AgentRunState): void {
+  const { elicitations } = state;
+  setHandler(elicitationAskUpdate, (ask) => askAndHold(state, ask), {
+    validator: (ask) => refuse(elicitations.askRefusal(ask, state.runningTools.get(ask?.toolCallId)?.toolName)),
+  });
+  setHandler(elicitationRequestSignal, (request) => recordSignalledRequest(state, request));
+  setHandler(elicitationResponseSignal, (response) => {
+    if (!applyAnswer(state, response)) {
+      log.warn('Ignored an elicitation answer', { why: elicitations.rejection(response) });
+    }
+  });
+  setHandler(
+    elicitationResponseUpdate,
+    (response) => {
+      const record = applyAnswer(state, response);
+      // The validator accepted it, so only an answer applied in between can have taken the question.
+      if (!record) {
+        throw refusal(
+          elicitations.refusal(response) ?? {
+            code: RefusalCode.ElicitationAlreadyAnswered,
+            message: 'The question was answered while this answer was on its way.',
+          },
+        );
+      }
+      return record;
+    },
+    { validator: (response) => refuse(elicitations.refusal(response)) },
+  );
+  setHandler(elicitationQuery, (id) => elicitations.status(id));
+}
+
+/** Records an activity's question (new ones get a token and an event) and holds it until answered or the hold ends. */
+async function askAndHold(state: AgentRunState, ask: ElicitationAsk): Promise<ElicitationAskOutcome> {
+  const { elicitations } = state;
+  const { id } = ask;
+  if (!elicitations.isAnswered(id)) {
+    const pending = elicitations.request(ask, new Date(), state.elicitationTimeoutMs, uuid4());
+    if (pending) announce(state, pending);
+    const holdMs = Math.min(Math.max(0, ask.holdMs), ELICITATION_LIMITS.maxHoldMs);
+    await waitForAnswer(state, id, holdMs);
+  }
+  const record = elicitations.recordFor(id);
+  return record ? { kind: 'answered', record } : { kind: 'pending' };
+}
+
+/**
+ * Waits until question `id` is answered (or dropped), at most `holdMs` (undefined: no bound but the question's
+ * expiry). A question whose expiry passes meanwhile is answered `cancel`.
+ */
+export async function waitForAnswer(state: AgentRunState, id: string, holdMs?: number): Promise<void> {
+  const { elicitations } = state;
+  const expiresAt = elicitations.pendingQuestion(id)?.expiresAt;
+  const untilExpiry = expiresAt === undefined ? undefined : Math.max(0, Date.parse(expiresAt) - Date.now());
+  const waitMs = holdMs === undefined ? untilExpiry : Math.min(holdMs, untilExpiry ?? holdMs);
+  const settled = () => elicitations.pendingQuestion(id) === undefined;
+  if (waitMs === undefined) await condition(settled);
+  else if (waitMs > 0 && (await condition(settled, waitMs))) return;
+  if (settled()) return;
+  if (untilExpiry !== undefined && Date.parse(expiresAt!) <= Date.now()) expire(state, id);
+}
+
+/** The v0.3.0 request signal: recorded once per id, with a detached expiry timer (as released). */
+function recordSignalledRequest(state: AgentRunState, request: ElicitationRequest): void {
+  const { elicitations } = state;
+  const why = elicitations.malformedRequest(request);
+  if (why) {
+    log.warn('Ignored an elicitation request', { why });
+    return;
+  }
+  // Since v0.4.0 a signalled question is held to the update's rules (a running call, an id bound to its content).
+  const bound = patched(PATCHES.elicitationUpdate);
+  if (bound) {
+    const refused = elicitations.askRefusal(request, state.runningTools.get(request.toolCallId)?.toolName);
+    if (refused) {
+      log.warn('Ignored an elicitation request', { why: refused.message });
+      return;
+    }
+  }
+  const pending = elicitations.request(request, new Date(), state.elicitationTimeoutMs, bound ? uuid4() : undefined);
+  if (!pending) return;
+  announce(state, pending);
+  const timeoutMs = state.elicitationTimeoutMs;
+  if (timeoutMs !== undefined) void expireUnanswered(state, pending.id, timeoutMs);
+}
+
+function announce(state: AgentRunState, pending: ReturnType<AgentRunState['elicitations']['list']>[number]): void {
+  const { id, toolCallId, toolName, serverName, message, requestedSchema, token } = pending;
+  state.events.emit({
+    type: 'elicitation-requested',
+    id,
+    toolCallId,
+    toolName,
+    serverName,
+    message,
+    requestedSchema,
+    ...(token !== undefined ? { token } : {}),
+  });
+}
+
+function applyAnswer(state: AgentRunState, response: ElicitationResponse): ElicitationRecord | undefined {
+  const { elicitations, events } = state;
+  if (!elicitations.answer(response, new Date())) return undefined;
+  const record = elicitations.recordFor(response.id)!;
+  events.emit({
+    type: 'elicitation-answered',
+    id: record.id,
+    action: record.action,
+    ...(record.responder !== undefined ? { responder: record.responder } : {}),
+  });
+  return record;
+}
+
+function expire(state: AgentRunState, id: string): void {
+  if (state.elicitations.expire(id, new Date())) {
+    state.events.emit({ type: 'elicitation-answered', id, action: 'cancel', timedOut: true });
+  }
+}
+
+/** v0.3.0: answers `cancel` for a question still unanswered when its timeout passes. */
+async function expireUnanswered(state: AgentRunState, id: string, timeoutMs: number): Promise<void> {
+  if (await condition(() => state.elicitations.isAnswered(id), timeoutMs)) return;
+  expire(state, id);
+}
