@@ -62,7 +62,12 @@ export async function toModelCallResult(
     toolCalls: parsed
       .filter((toolCall) => !toolCall.providerExecuted)
       .map((toolCall) =>
-        toRawToolCall(toolCall.toolCallId, toolCall.toolName, toolCall.input, toolCall.invalid ? toolCall.error : undefined),
+        toRawToolCall(
+          toolCall.toolCallId,
+          toolCall.toolName,
+          toolCall.input,
+          toolCall.invalid ? toolCall.error : undefined,
+        ),
       ),
     finishReason: response.finishReason.unified,
     usage: {
@@ -139,7 +144,8 @@ function toContentParts(content: LanguageModelV4Content[], toolCalls: ParsedTool
       }
       case 'tool-approval-request': {
         const call = callsById.get(part.toolCallId);
-        if (call) parts.push({ type: 'tool-approval-request', approvalId: part.approvalId, toolCall: call } as ContentPart);
+        if (call)
+          parts.push({ type: 'tool-approval-request', approvalId: part.approvalId, toolCall: call } as ContentPart);
         break;
       }
     }
