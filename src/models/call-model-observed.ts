@@ -1,8 +1,9 @@
-import type { LanguageModelV4 } from '@ai-sdk/provider';
+import type { LanguageModelV4, LanguageModelV4Middleware } from '@ai-sdk/provider';
 import { generateText, stepCountIs, wrapLanguageModel } from 'ai';
 import type { CallModelOptions, ModelCallResult, RawToolCall } from './call-model.js';
 import { toPlainJson, toRawToolCall } from './model-response.js';
 import { buildToolSet } from './provider-call-options.js';
+import { readModelStream, type ModelDeltaListener } from './stream-response.js';
 import { uniqueToolCallIds } from './unique-tool-call-ids.js';
 import type { ModelCallTelemetry } from '../telemetry/model-call-telemetry.js';
 
@@ -18,7 +19,10 @@ export async function callModelObserved(
   telemetry: ModelCallTelemetry | undefined,
 ): Promise<ModelCallResult> {
   const result = await generateText({
-    model: wrapLanguageModel({ model, middleware: uniqueToolCallIds }),
+    model: wrapLanguageModel({
+      model,
+      middleware: options.onDelta ? [uniqueToolCallIds, streamedAsGenerate(options.onDelta)] : uniqueToolCallIds,
+    }),
     instructions: options.system,
     messages: options.messages,
     allowSystemInMessages: true,
@@ -51,4 +55,18 @@ export async function callModelObserved(
     responseMessages: result.response.messages.filter((message) => message.role !== 'tool'),
     ...(result.providerMetadata ? { providerMetadata: result.providerMetadata } : {}),
   });
+}
+
+/**
+ * Serves `generateText`'s `doGenerate` from the provider's stream, reporting deltas on the way, so a streamed call
+ * keeps the SDK's spans and events too.
+ */
+function streamedAsGenerate(onDelta: ModelDeltaListener): LanguageModelV4Middleware {
+  return {
+    specificationVersion: 'v4',
+    wrapGenerate: async ({ doStream }) => {
+      const { stream, request, response } = await doStream();
+      return { ...(await readModelStream(stream, onDelta)), request, response };
+    },
+  };
 }

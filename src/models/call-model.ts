@@ -5,10 +5,13 @@ import { callModelObserved } from './call-model-observed.js';
 import { classifyModelError, isAbortError } from './classify-model-error.js';
 import { toModelCallResult } from './model-response.js';
 import { providerCallOptions } from './provider-call-options.js';
+import { readModelStream, type ModelDeltaListener } from './stream-response.js';
 import type { Usage } from '../protocol/activity-io.js';
 import type { ResolvedLanguageModel } from './provider-registry.js';
 import { modelCallTelemetry } from '../telemetry/model-call-telemetry.js';
 import { TELEMETRY_OFF, telemetryWhenUnobserved } from './unobserved-telemetry.js';
+
+export type { ModelDelta, ModelDeltaListener } from './stream-response.js';
 
 // The activity that calls the model also classifies its failures; both live behind this one import.
 export { classifyModelError, isAbortError, ModelFailureType } from './classify-model-error.js';
@@ -59,6 +62,12 @@ export interface CallModelOptions {
   headers?: Record<string, string>;
   maxOutputTokens?: number;
   temperature?: number;
+  /**
+   * Streams the call: the provider's `doStream` instead of `doGenerate`, each text, reasoning and tool-input delta
+   * reported here as it arrives. The result is the same assembled {@link ModelCallResult}. A listener that throws
+   * ends the call with its error (classified like a model failure).
+   */
+  onDelta?: ModelDeltaListener;
 }
 
 /**
@@ -116,9 +125,12 @@ export async function callModel(options: CallModelOptions): Promise<ModelCallRes
     const telemetry = modelCallTelemetry() ?? telemetryWhenUnobserved();
     if (telemetry !== TELEMETRY_OFF) return await callModelObserved(provider, options, telemetry);
     const call = await providerCallOptions(provider, options);
-    return await toModelCallResult(provider, call, await provider.doGenerate(call.callOptions));
+    if (!options.onDelta) return await toModelCallResult(provider, call, await provider.doGenerate(call.callOptions));
+    const { stream } = await provider.doStream({ ...call.callOptions, includeRawChunks: false });
+    return await toModelCallResult(provider, call, await readModelStream(stream, options.onDelta));
   } catch (error) {
-    if (isAbortError(error, abortSignal)) throw error;
+    // The signal's own reason (what Temporal put there), even when the provider wrapped it mid-stream.
+    if (isAbortError(error, abortSignal)) throw abortSignal?.aborted ? (abortSignal.reason as unknown) : error;
     throw classifyModelError(error);
   }
 }

@@ -3,7 +3,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ModelMessage } from 'ai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { callModel, type CallModelOptions, type ToolSpec } from '../../src/models/call-model.js';
+import { callModel, type CallModelOptions, type ModelDelta, type ToolSpec } from '../../src/models/call-model.js';
 import { callModelObserved } from '../../src/models/call-model-observed.js';
 import { ScriptedLanguageModel, type ScriptedReply } from '../../src/models/scripted-model.js';
 import { TELEMETRY_OFF, telemetryWhenUnobserved } from '../../src/models/unobserved-telemetry.js';
@@ -58,7 +58,7 @@ const replies: Record<string, ScriptedReply> = {
   'length finish': { text: 'cut', finishReason: 'length' },
 };
 
-describe('callModel: one provider call returns what generateText returned', () => {
+describe('callModel: one provider call (generate or stream) returns what generateText returned', () => {
   it('takes the direct path here: nothing observes the SDK telemetry in this process', () => {
     expect(telemetryWhenUnobserved()).toBe(TELEMETRY_OFF);
   });
@@ -78,6 +78,21 @@ describe('callModel: one provider call returns what generateText returned', () =
         TELEMETRY_OFF,
       );
       expect(direct).toEqual(viaSdk);
+
+      // Streamed (directly, and through generateText as when telemetry is observed): the same result, and the
+      // text deltas join to its text.
+      const deltas: ModelDelta[] = [];
+      const onDelta = (delta: ModelDelta) => deltas.push(delta);
+      const streamed = await callModel({ ...options(new ScriptedLanguageModel([reply])), onDelta });
+      expect(streamed).toEqual(direct);
+      const text = deltas.filter((d) => d.type === 'text').map((d) => d.delta);
+      expect(text.join('')).toBe(direct.text);
+      const observedStream = await callModelObserved(
+        new ScriptedLanguageModel([reply]),
+        { ...options(new ScriptedLanguageModel([reply])), onDelta },
+        TELEMETRY_OFF,
+      );
+      expect(observedStream).toEqual(direct);
     });
   }
 
