@@ -7,8 +7,8 @@ import type { ProviderResponse } from './model-response.js';
 
 /**
  * A piece of the model's output as it arrives: text, reasoning, or the arguments text of a tool call. `id` is the
- * provider's id of the part (for a tool call, its tool-call id once the provider names it), so deltas of parts
- * written side by side can be told apart.
+ * provider's id of the part, so deltas of parts written side by side can be told apart; for a tool call it is the
+ * call's `toolCallId` in the result (a repeated or empty provider id renamed as the result renames it).
  */
 export type ModelDelta =
   | { type: 'text'; id: string; delta: string }
@@ -34,7 +34,9 @@ export async function readModelStream(
 ): Promise<ProviderResponse> {
   const content: LanguageModelV4Content[] = [];
   const open = new Map<string, TextLike>();
-  const toolNames = new Map<string, string>();
+  // Tool input by the provider's id → [the id the call will have in the result, its tool name].
+  const toolInputs = new Map<string, [string, string]>();
+  const takenToolIds = new Set<string>();
   let warnings: ProviderResponse['warnings'] = [];
   let finish: Extract<LanguageModelV4StreamPart, { type: 'finish' }> | undefined;
 
@@ -76,14 +78,15 @@ export async function readModelStream(
           break;
         }
         case 'tool-input-start':
-          toolNames.set(part.id, part.toolName);
+          toolInputs.set(part.id, [uniqueId(part.id || 'call', takenToolIds), part.toolName]);
           break;
-        case 'tool-input-delta':
-          if (part.delta !== '')
-            onDelta({ type: 'tool-input', id: part.id, toolName: toolNames.get(part.id) ?? '', delta: part.delta });
+        case 'tool-input-delta': {
+          const [id, toolName] = toolInputs.get(part.id) ?? [part.id, ''];
+          if (part.delta !== '') onDelta({ type: 'tool-input', id, toolName, delta: part.delta });
           break;
+        }
         case 'tool-input-end':
-          toolNames.delete(part.id);
+          toolInputs.delete(part.id);
           break;
         case 'stream-start':
           warnings = part.warnings;
@@ -121,4 +124,15 @@ export async function readModelStream(
     warnings,
     ...(finish.providerMetadata ? { providerMetadata: finish.providerMetadata } : {}),
   };
+}
+
+/**
+ * The id a streamed tool call's deltas are reported under: the provider's, renamed the way the result renames a
+ * repeated id (`<id>~2`, … in order; see `renameRepeatedIds`), so deltas and the final call carry the same id.
+ */
+function uniqueId(base: string, taken: Set<string>): string {
+  let id = base;
+  for (let n = 2; taken.has(id); n++) id = `${base}~${n}`;
+  taken.add(id);
+  return id;
 }

@@ -136,6 +136,32 @@ describe('callModel streaming with the scripted model', () => {
     expect(JSON.parse(joined(deltas, 'tool-input'))).toEqual({ city: 'Rome' });
   });
 
+  it('tool-input deltas carry the ids the result gives the calls, repeated and empty provider ids included', async () => {
+    const model = new ScriptedLanguageModel([
+      {
+        toolCalls: [
+          { toolName: 'get_weather', input: { city: 'A' }, toolCallId: 'same' },
+          { toolName: 'get_weather', input: { city: 'B' }, toolCallId: 'same' },
+          { toolName: 'get_weather', input: { city: 'C' }, toolCallId: '' },
+        ],
+      },
+    ]);
+    const deltas: ModelDelta[] = [];
+    const result = await callModel({
+      model,
+      messages: user('Go'),
+      tools: [weatherTool],
+      onDelta: (d) => deltas.push(d),
+    });
+
+    const byId = new Map<string, string>();
+    for (const d of deltas) byId.set(d.id, (byId.get(d.id) ?? '') + d.delta);
+    expect(result.toolCalls.map((call) => [call.toolCallId, call.input])).toEqual(
+      [...byId].map(([id, input]) => [id, JSON.parse(input) as unknown]),
+    );
+    expect([...byId.keys()]).toEqual(['same', 'same~2', 'call']);
+  });
+
   it('a scripted stream cut midway fails retryable after its deltas', async () => {
     const model = new ScriptedLanguageModel([
       { text: 'one two three four', stream: { chunkChars: 4, failAfterChunks: 2 } },
