@@ -1,3 +1,4 @@
+import type { LanguageModelV4, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { createOpenAI } from '@ai-sdk/openai';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ModelMessage } from 'ai';
@@ -186,6 +187,65 @@ describe('callModel streaming with the scripted model', () => {
     const failure = await failureOf(callModel({ model, messages: user('Go'), onDelta: (d) => deltas.push(d) }));
     expect(joined(deltas, 'text')).toBe('partial');
     expect([failure.nonRetryable, failure.message]).toEqual([false, 'overloaded']);
+  });
+
+  it('a stream that closes without its finish part fails retryable instead of returning a partial answer', async () => {
+    const scripted = new ScriptedLanguageModel([{ text: 'never finished' }]);
+    const model: LanguageModelV4 = {
+      specificationVersion: 'v4',
+      provider: 'cut',
+      modelId: 'cut-1',
+      supportedUrls: {},
+      doGenerate: (options) => scripted.doGenerate(options),
+      doStream: async (options) => {
+        const { stream } = await scripted.doStream(options);
+        // Everything but the finish part, then a clean close: what a proxy that drops the tail looks like.
+        const cut = stream.pipeThrough(
+          new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
+            transform: (part, controller) => (part.type === 'finish' ? undefined : controller.enqueue(part)),
+          }),
+        );
+        return { stream: cut };
+      },
+    };
+    const deltas: ModelDelta[] = [];
+    const failure = await failureOf(callModel({ model, messages: user('Go'), onDelta: (d) => deltas.push(d) }));
+    expect(joined(deltas, 'text')).toBe('never finished');
+    expect([failure.type, failure.nonRetryable]).toEqual(['Model.InvalidResponse', false]);
+  });
+
+  it('a listener that throws ends the call with its error and cancels the stream', async () => {
+    let cancelled = false;
+    const model: LanguageModelV4 = {
+      specificationVersion: 'v4',
+      provider: 'endless',
+      modelId: 'endless-1',
+      supportedUrls: {},
+      doGenerate: () => Promise.reject(new Error('not used')),
+      doStream: () =>
+        Promise.resolve({
+          // A hostile stream that never ends: the listener's error must still stop the read.
+          stream: new ReadableStream<LanguageModelV4StreamPart>({
+            start: (controller) => controller.enqueue({ type: 'text-start', id: 't' }),
+            pull: (controller) => controller.enqueue({ type: 'text-delta', id: 't', delta: 'x' }),
+            cancel: () => {
+              cancelled = true;
+            },
+          }),
+        }),
+    };
+    let seen = 0;
+    const failure = await failureOf(
+      callModel({
+        model,
+        messages: user('Go'),
+        onDelta: () => {
+          if (++seen === 3) throw new Error('listener broke');
+        },
+      }),
+    );
+    expect(failure.message).toBe('listener broke');
+    expect(cancelled).toBe(true);
   });
 
   it('aborting between timed chunks rethrows the abort reason', async () => {
