@@ -1,23 +1,17 @@
 import type { JSONSchema7, SharedV4ProviderMetadata, SharedV4ProviderOptions } from '@ai-sdk/provider';
-import {
-  generateText,
-  InvalidToolInputError,
-  jsonSchema,
-  NoSuchToolError,
-  stepCountIs,
-  tool,
-  wrapLanguageModel,
-  type FinishReason,
-  type ModelMessage,
-  type Tool,
-  type ToolSet,
-} from 'ai';
+import type { FinishReason, ModelMessage, Tool } from 'ai';
+import { resolveLanguageModel } from 'ai/internal';
+import { callModelObserved } from './call-model-observed.js';
 import { classifyModelError, isAbortError } from './classify-model-error.js';
-import { uniqueToolCallIds } from './unique-tool-call-ids.js';
+import { toModelCallResult } from './model-response.js';
+import { providerCallOptions } from './provider-call-options.js';
+import { readModelStream, type ModelDeltaListener } from './stream-response.js';
 import type { Usage } from '../protocol/activity-io.js';
 import type { ResolvedLanguageModel } from './provider-registry.js';
 import { modelCallTelemetry } from '../telemetry/model-call-telemetry.js';
-import { telemetryWhenUnobserved } from './unobserved-telemetry.js';
+import { TELEMETRY_OFF, telemetryWhenUnobserved } from './unobserved-telemetry.js';
+
+export type { ModelDelta, ModelDeltaListener } from './stream-response.js';
 
 // The activity that calls the model also classifies its failures; both live behind this one import.
 export { classifyModelError, isAbortError, ModelFailureType } from './classify-model-error.js';
@@ -68,6 +62,12 @@ export interface CallModelOptions {
   headers?: Record<string, string>;
   maxOutputTokens?: number;
   temperature?: number;
+  /**
+   * Streams the call: the provider's `doStream` instead of `doGenerate`, each text, reasoning and tool-input delta
+   * reported here as it arrives. The result is the same assembled {@link ModelCallResult}. A listener that throws
+   * ends the call with its error (classified like a model failure).
+   */
+  onDelta?: ModelDeltaListener;
 }
 
 /**
@@ -101,9 +101,10 @@ export interface ModelCallResult {
 }
 
 /**
- * Makes exactly one model call: one step, provider retries off (`maxRetries: 0`, Temporal owns retries), tools as
- * schemas without `execute`. A call to an unknown tool or with unparsable arguments comes back as a
- * {@link RawToolCall} rather than an error or a silent repair, so the runtime can tell the model what was wrong.
+ * Makes exactly one model call: one provider request (`doGenerate`, or `doStream` when `onDelta` is given) built
+ * from the AI SDK's own parts, no SDK retries (Temporal owns retries), tools as schemas without `execute`. A call to
+ * an unknown tool or with unparsable arguments comes back as a {@link RawToolCall} rather than an error or a silent
+ * repair, so the runtime can tell the model what was wrong.
  *
  * Errors: an abort (the signal fired) is rethrown unchanged so Temporal sees the cancellation; everything else is
  * thrown as an `ApplicationFailure` from {@link classifyModelError}.
@@ -117,98 +118,19 @@ export async function callModel(options: CallModelOptions): Promise<ModelCallRes
     );
   }
   try {
-    const result = await generateText({
-      model: wrapLanguageModel({ model, middleware: uniqueToolCallIds }),
-      instructions: options.system,
-      messages: options.messages,
-      allowSystemInMessages: true,
-      tools: buildToolSet(options.tools ?? []),
-      toolChoice: options.toolChoice,
-      stopWhen: stepCountIs(1),
-      maxRetries: 0,
-      abortSignal,
-      providerOptions: options.providerOptions,
-      headers: options.headers,
-      maxOutputTokens: options.maxOutputTokens,
-      temperature: options.temperature,
-      // Off unless tracing is installed in this process; then the call is a span under the activity's span. Without
-      // it, the SDK's own telemetry is skipped outright when nothing listens (see telemetryWhenUnobserved).
-      telemetry: modelCallTelemetry() ?? telemetryWhenUnobserved(),
-    });
-
-    const toolCalls: RawToolCall[] = result.toolCalls
-      .filter((call) => !call.providerExecuted)
-      .map((call) => toRawToolCall(call.toolCallId, call.toolName, call.input, call.invalid ? call.error : undefined));
-
-    return toPlainJson({
-      text: result.text,
-      toolCalls,
-      finishReason: result.finishReason,
-      usage: {
-        inputTokens: result.usage.inputTokens ?? 0,
-        outputTokens: result.usage.outputTokens ?? 0,
-        totalTokens: result.usage.totalTokens ?? (result.usage.inputTokens ?? 0) + (result.usage.outputTokens ?? 0),
-      },
-      // The SDK adds a tool message with an error for each invalid call; the runtime writes its own results.
-      responseMessages: result.response.messages.filter((message) => message.role !== 'tool'),
-      ...(result.providerMetadata ? { providerMetadata: result.providerMetadata } : {}),
-    });
+    // Tracing installed, or someone listening to the SDK's telemetry: the SDK's own call, which reports the spans
+    // and events they expect. Otherwise the one provider call, without the SDK's step loop around it.
+    // V2/V3 provider models are adapted to the V4 interface, as `generateText` does.
+    const provider = resolveLanguageModel(model);
+    const telemetry = modelCallTelemetry() ?? telemetryWhenUnobserved();
+    if (telemetry !== TELEMETRY_OFF) return await callModelObserved(provider, options, telemetry);
+    const call = await providerCallOptions(provider, options);
+    if (!options.onDelta) return await toModelCallResult(provider, call, await provider.doGenerate(call.callOptions));
+    const { stream } = await provider.doStream({ ...call.callOptions, includeRawChunks: false });
+    return await toModelCallResult(provider, call, await readModelStream(stream, options.onDelta));
   } catch (error) {
-    if (isAbortError(error, abortSignal)) throw error;
+    // The signal's own reason (what Temporal put there), even when the provider wrapped it mid-stream.
+    if (isAbortError(error, abortSignal)) throw abortSignal?.aborted ? (abortSignal.reason as unknown) : error;
     throw classifyModelError(error);
   }
-}
-
-/**
- * The AI SDK tool set for one call. Built with `Object.fromEntries` so a tool named `__proto__` is an own key, not
- * a prototype change. Function tools get a JSON Schema without a validator: the SDK must not reject or repair
- * arguments, the runtime validates them against the real Zod schema.
- */
-function buildToolSet(specs: ToolSpec[]): ToolSet {
-  return Object.fromEntries(
-    specs.map((spec): [string, Tool] =>
-      spec.kind === 'provider'
-        ? [spec.name, spec.providerTool as Tool]
-        : [
-            spec.name,
-            tool({
-              description: spec.description,
-              inputSchema: jsonSchema(spec.inputSchema),
-              ...(spec.providerOptions ? { providerOptions: spec.providerOptions } : {}),
-            }),
-          ],
-    ),
-  );
-}
-
-function toRawToolCall(toolCallId: string, toolName: string, input: unknown, error: unknown): RawToolCall {
-  const call: RawToolCall = { toolCallId, toolName, input };
-  if (InvalidToolInputError.isInstance(error)) {
-    // With a validator-free schema, the only input error is text that is not JSON: hand back the raw text.
-    call.input = error.toolInput;
-    // The innermost message ("Unexpected end of JSON input") reads better than the SDK's wrapper text.
-    const parseError = error.cause instanceof Error ? error.cause : error;
-    call.inputParseError = parseError.cause instanceof Error ? parseError.cause.message : parseError.message;
-  } else if (NoSuchToolError.isInstance(error) && typeof input === 'string' && !parsesAsJson(input)) {
-    // Unknown tool and unparsable text: the SDK kept the raw text; say so, as for a known tool.
-    call.inputParseError = 'Tool arguments are not valid JSON.';
-  }
-  return call;
-}
-
-function parsesAsJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * A JSON round trip: drops `undefined` fields and turns anything exotic into JSON, so what the activity returns is
- * exactly what Temporal will store and the workflow will read back.
- */
-function toPlainJson<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
 }

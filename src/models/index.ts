@@ -6,6 +6,8 @@ export {
   type CallModelOptions,
   type FunctionToolSpec,
   type ModelCallResult,
+  type ModelDelta,
+  type ModelDeltaListener,
   type ModelToolChoice,
   type ProviderToolSpec,
   type RawToolCall,

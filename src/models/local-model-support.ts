@@ -12,20 +12,46 @@ import type {
 // streaming is the same response replayed as stream parts: one code path decides what to say, and `streamText`
 // users see exactly what `generateText` users see.
 
-/** Replays a complete generate result as a V4 stream (one delta per text part). */
-export function resultToStream(result: LanguageModelV4GenerateResult): LanguageModelV4StreamResult {
+/** How {@link resultToStream} paces a replayed response (scripted streaming for tests and benchmarks). */
+export interface StreamPacing {
+  /** Split text, reasoning and tool-call arguments into deltas of this many characters. Default: one delta each. */
+  chunkChars?: number;
+  /** Wait this long before each delta after the first (abortable). Default 0: no timer. */
+  chunkDelayMs?: number;
+  /** Error the stream after this many deltas, as a connection cut mid-answer would. */
+  failAfterChunks?: number;
+  /** The call's abort signal: aborting ends a wait between deltas and errors the stream with its reason. */
+  abortSignal?: AbortSignal;
+}
+
+/**
+ * Replays a complete generate result as a V4 stream: text and reasoning as start/delta/end (metadata on the end),
+ * each tool call's arguments as tool-input deltas before the call itself, other parts as they are.
+ */
+export function resultToStream(
+  result: LanguageModelV4GenerateResult,
+  pacing: StreamPacing = {},
+): LanguageModelV4StreamResult {
+  const split = (text: string): string[] => {
+    const size = pacing.chunkChars;
+    if (!size || size <= 0 || text.length <= size) return [text];
+    const chunks: string[] = [];
+    for (let i = 0; i < text.length; i += size) chunks.push(text.slice(i, i + size));
+    return chunks;
+  };
   const parts: LanguageModelV4StreamPart[] = [{ type: 'stream-start', warnings: result.warnings }];
   result.content.forEach((part: LanguageModelV4Content, index) => {
-    if (part.type === 'text') {
-      const id = `text-${index}`;
-      parts.push({ type: 'text-start', id }, { type: 'text-delta', id, delta: part.text }, { type: 'text-end', id });
-    } else if (part.type === 'reasoning') {
-      const id = `reasoning-${index}`;
-      parts.push(
-        { type: 'reasoning-start', id },
-        { type: 'reasoning-delta', id, delta: part.text },
-        { type: 'reasoning-end', id },
-      );
+    if (part.type === 'text' || part.type === 'reasoning') {
+      const id = `${part.type}-${index}`;
+      const metadata = part.providerMetadata ? { providerMetadata: part.providerMetadata } : {};
+      parts.push({ type: `${part.type}-start`, id });
+      for (const delta of split(part.text)) parts.push({ type: `${part.type}-delta`, id, delta });
+      parts.push({ type: `${part.type}-end`, id, ...metadata });
+    } else if (part.type === 'tool-call' && !part.providerExecuted) {
+      const id = part.toolCallId;
+      parts.push({ type: 'tool-input-start', id, toolName: part.toolName });
+      for (const delta of split(part.input)) parts.push({ type: 'tool-input-delta', id, delta });
+      parts.push({ type: 'tool-input-end', id }, part);
     } else {
       parts.push(part);
     }
@@ -36,10 +62,27 @@ export function resultToStream(result: LanguageModelV4GenerateResult): LanguageM
     finishReason: result.finishReason,
     ...(result.providerMetadata ? { providerMetadata: result.providerMetadata } : {}),
   });
+
+  let next = 0;
+  let deltas = 0;
+  const isDelta = (part: LanguageModelV4StreamPart) => part.type.endsWith('-delta');
   const stream = new ReadableStream<LanguageModelV4StreamPart>({
-    start(controller) {
-      for (const part of parts) controller.enqueue(part);
-      controller.close();
+    async pull(controller) {
+      const part = parts[next++];
+      if (part === undefined) {
+        controller.close();
+        return;
+      }
+      if (isDelta(part)) {
+        if (pacing.failAfterChunks !== undefined && deltas >= pacing.failAfterChunks) {
+          controller.error(new Error(`The scripted stream was cut after ${deltas} deltas.`));
+          return;
+        }
+        if (deltas > 0 && pacing.chunkDelayMs) await sleep(pacing.chunkDelayMs, pacing.abortSignal);
+        deltas++;
+      }
+      pacing.abortSignal?.throwIfAborted();
+      controller.enqueue(part);
     },
   });
   return { stream };

@@ -20,6 +20,7 @@ import {
   makeUsage,
   resultToStream,
   sleep,
+  type StreamPacing,
 } from './local-model-support.js';
 
 /** One tool call a scripted step makes. */
@@ -68,6 +69,8 @@ export interface ScriptedReply {
   finishReason?: LanguageModelV4FinishReason['unified'];
   /** Default: estimates from the prompt and reply sizes (four characters a token). */
   usage?: { inputTokens?: number; outputTokens?: number };
+  /** How `doStream` paces this reply: delta size, delay between deltas, a cut after some deltas. */
+  stream?: Omit<StreamPacing, 'abortSignal'>;
 }
 
 /** A step: a fixed reply, or a function of the request (for replies that depend on what the agent sent). */
@@ -171,6 +174,18 @@ export class ScriptedLanguageModel implements LanguageModelV4 {
 
   /** Answers from the script. */
   async doGenerate(options: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> {
+    return (await this.answer(options)).result;
+  }
+
+  /** The same answer as {@link doGenerate}, replayed as a stream paced by the step's `stream` field. */
+  async doStream(options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {
+    const { result, reply } = await this.answer(options);
+    return resultToStream(result, { ...reply.stream, abortSignal: options.abortSignal });
+  }
+
+  private async answer(
+    options: LanguageModelV4CallOptions,
+  ): Promise<{ result: LanguageModelV4GenerateResult; reply: ScriptedReply }> {
     const callIndex = this.requests.length;
     const stepIndex =
       this.stepSelection === 'sequential'
@@ -203,12 +218,7 @@ export class ScriptedLanguageModel implements LanguageModelV4 {
     if (reply.delayMs !== undefined && reply.delayMs > 0) await sleep(reply.delayMs, options.abortSignal);
     options.abortSignal?.throwIfAborted();
     if (reply.error !== undefined) throw toError(reply.error, this.modelId);
-    return toResult(reply, stepIndex, options);
-  }
-
-  /** The same answer as {@link doGenerate}, replayed as a stream. */
-  async doStream(options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {
-    return resultToStream(await this.doGenerate(options));
+    return { result: toResult(reply, stepIndex, options), reply };
   }
 }
 

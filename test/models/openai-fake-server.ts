@@ -15,10 +15,29 @@ export interface FakeToolCall {
   id?: string;
 }
 
+/**
+ * How a streamed answer (a request with `stream: true`) is sent: text and tool arguments in SSE chunks of
+ * `chunkChars` characters, `chunkDelayMs` apart; `cutAfterChunks` destroys the connection after that many chunks
+ * (a provider failing mid-answer); `hangAfterChunks` stops sending and leaves the response open.
+ */
+export interface FakeStreaming {
+  chunkChars?: number;
+  chunkDelayMs?: number;
+  cutAfterChunks?: number;
+  hangAfterChunks?: number;
+}
+
+interface FakeAnswer {
+  finishReason?: string;
+  usage?: FakeUsage;
+  delayMs?: number;
+  stream?: FakeStreaming;
+}
+
 /** One scripted answer of `POST /v1/chat/completions`. */
 export type FakeChatReply =
-  | { text: string; toolCalls?: FakeToolCall[]; finishReason?: string; usage?: FakeUsage; delayMs?: number }
-  | { toolCalls: FakeToolCall[]; text?: string; finishReason?: string; usage?: FakeUsage; delayMs?: number }
+  | ({ text: string; toolCalls?: FakeToolCall[] } & FakeAnswer)
+  | ({ toolCalls: FakeToolCall[]; text?: string } & FakeAnswer)
   /** An error response: `status`, OpenAI's `{ error: { message, type, code } }` body, and extra headers. */
   | { status: number; message?: string; headers?: Record<string, string>; delayMs?: number }
   /** Never answer: the request stays open until the client goes away (see {@link RecordedRequest.closed}). */
@@ -172,7 +191,9 @@ export async function startOpenAIFakeServer(options: OpenAIFakeServerOptions = {
 
     if (record.body?.stream === true) {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      const send = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
+      // Resolves once the chunk is handed to the socket, so a cut after it still delivers it.
+      const send = (data: unknown) =>
+        new Promise<void>((resolve) => res.write(`data: ${JSON.stringify(data)}\n\n`, () => resolve()));
       const chunk = (delta: unknown, finish: string | null, extra: object = {}) => ({
         id,
         object: 'chat.completion.chunk',
@@ -181,9 +202,37 @@ export async function startOpenAIFakeServer(options: OpenAIFakeServerOptions = {
         choices: [{ index: 0, delta, finish_reason: finish }],
         ...extra,
       });
-      send(chunk({ role: 'assistant', content: reply.text ?? '' }, null));
-      toolCalls.forEach((call, index) => send(chunk({ tool_calls: [{ index, ...call }] }, null)));
-      send(chunk({}, finishReason, { usage }));
+      const pacing = reply.stream ?? {};
+      const pieces = (text: string): string[] => {
+        const size = pacing.chunkChars;
+        if (!size || text.length <= size) return [text];
+        return Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size));
+      };
+      const deltas: unknown[] = pieces(reply.text ?? '').map((content, i) =>
+        i === 0 ? { role: 'assistant', content } : { content },
+      );
+      toolCalls.forEach((call, index) =>
+        pieces(call.function.arguments).forEach((args, i) =>
+          deltas.push({
+            tool_calls: [
+              i === 0
+                ? { index, id: call.id, type: 'function', function: { name: call.function.name, arguments: args } }
+                : { index, function: { arguments: args } },
+            ],
+          }),
+        ),
+      );
+      for (const [sent, delta] of deltas.entries()) {
+        if (pacing.cutAfterChunks === sent) {
+          res.destroy();
+          return;
+        }
+        if (pacing.hangAfterChunks === sent) return; // left open; the client aborts or close() drops it
+        if (sent > 0 && pacing.chunkDelayMs) await new Promise((resolve) => setTimeout(resolve, pacing.chunkDelayMs));
+        if (res.destroyed) return;
+        await send(chunk(delta, null));
+      }
+      await send(chunk({}, finishReason, { usage }));
       res.end('data: [DONE]\n\n');
       return;
     }

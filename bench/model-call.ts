@@ -1,0 +1,81 @@
+// CPU per model call, in process: the AI SDK's one-step `generateText` (what `callModel` ran before; kept as
+// `callModelObserved`, the path used when telemetry is observed, called here with telemetry off) against the direct
+// provider call `callModel` makes now, and the streamed call (`onDelta`). The scripted model answers at once, so the
+// figures are the cost of the call around the model. Batches of each path are interleaved round by round, in
+// alternating order, so load on a shared machine hits all of them alike; medians over the rounds.
+//
+//   npx tsx bench/model-call.ts [rounds=60] [callsPerBatch=100]
+import { loadavg } from 'node:os';
+import type { ModelMessage } from 'ai';
+import { callModel, type CallModelOptions, type FunctionToolSpec } from '../src/models/call-model.js';
+import { callModelObserved } from '../src/models/call-model-observed.js';
+import { ScriptedLanguageModel, type ScriptedReply } from '../src/models/scripted-model.js';
+import { TELEMETRY_OFF } from '../src/models/unobserved-telemetry.js';
+import { median, quantile, round } from './stats.js';
+
+const rounds = Number(process.argv[2] ?? 60);
+const callsPerBatch = Number(process.argv[3] ?? 100);
+
+const lookup: FunctionToolSpec = {
+  name: 'lookup',
+  description: 'Look a key up',
+  inputSchema: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] },
+};
+// A step in the middle of a run: the transcript so far holds two tool round trips.
+const messages: ModelMessage[] = [{ role: 'user', content: 'Look up k0 and k1, then say done.' }];
+for (const key of ['k0', 'k1']) {
+  messages.push(
+    { role: 'assistant', content: [{ type: 'tool-call', toolCallId: key, toolName: 'lookup', input: { key } }] },
+    {
+      role: 'tool',
+      content: [
+        { type: 'tool-result', toolCallId: key, toolName: 'lookup', output: { type: 'text', value: 'x'.repeat(200) } },
+      ],
+    },
+  );
+}
+const reply: ScriptedReply = {
+  text: 'Next one.',
+  toolCalls: [{ toolName: 'lookup', input: { key: 'k2' } }],
+  usage: { inputTokens: 100, outputTokens: 10 },
+};
+// `assistant-turns`: the step is picked by the transcript (two assistant turns so far), which never changes here.
+const model = new ScriptedLanguageModel({ steps: [reply, reply, reply], stepSelection: 'assistant-turns' });
+const options: CallModelOptions = { model, system: 'Be brief.', messages, tools: [lookup] };
+
+type Path = 'generateText' | 'doGenerate' | 'doStream';
+const paths: Record<Path, () => Promise<unknown>> = {
+  generateText: () => callModelObserved(model, options, TELEMETRY_OFF),
+  doGenerate: () => callModel(options),
+  doStream: () => callModel({ ...options, onDelta: () => undefined }),
+};
+
+async function batch(path: Path): Promise<number> {
+  const run = paths[path];
+  const start = process.cpuUsage();
+  for (let i = 0; i < callsPerBatch; i++) await run();
+  model.requests.length = 0; // the model records every request; do not let the record grow across batches
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000 / callsPerBatch;
+}
+
+const names = Object.keys(paths) as Path[];
+for (const name of names) await batch(name); // warm-up: JIT, module caches
+const perCall: Record<Path, number[]> = { generateText: [], doGenerate: [], doStream: [] };
+const loadBefore = loadavg();
+for (let r = 0; r < rounds; r++) {
+  const order = r % 2 === 0 ? names : [...names].reverse();
+  for (const name of order) perCall[name].push(await batch(name));
+}
+const loadAfter = loadavg();
+
+console.log(`model call CPU, ${rounds} rounds × ${callsPerBatch} calls per path, interleaved (ms per call)`);
+console.log('| path | median | p95 | ÷ generateText |');
+console.log('| --- | --- | --- | --- |');
+const base = median(perCall.generateText);
+for (const name of names) {
+  const m = median(perCall[name]);
+  console.log(`| ${name} | ${round(m, 4)} | ${round(quantile(perCall[name], 0.95), 4)} | ${round(m / base, 2)} |`);
+}
+const load = (l: number[]) => l.map((v) => v.toFixed(2)).join(' ');
+console.log(`load average before ${load(loadBefore)}, after ${load(loadAfter)}; node ${process.version}`);
