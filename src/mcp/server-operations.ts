@@ -66,7 +66,7 @@ export async function listServerTools(
       connection.listTools({ signal: options.signal, timeoutMs, maxTools: limits.maxTools + 1 }),
     ),
   );
-  const listing = normalizeListing(target.serverName, raw, limits, pool.redactor(target));
+  const listing = normalizeListing(target.serverName, raw.tools, limits, pool.redactor(target), raw.omitted);
   pool.noteListing(target, listing.version);
   const authorization = options.authorization;
   if (!authorization?.filterOnDiscovery) return listing;

@@ -1,0 +1,102 @@
+// MCP servers are untrusted code: a hostile stdio server (test/fixtures/mcp/hostile-server.ts), one mode per way
+// to freeze, bloat or confuse a worker, against a real worker on the real dev server. Each test failed before
+// its fix (ReDoS ones by timing out: the worker's event loop was stuck in a backtracking regex).
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Agent } from '../../src/agent/agent.js';
+import { MCPConfiguration } from '../../src/mcp/configuration.js';
+import { ScriptedLanguageModel, type ScriptedStep } from '../../src/models/scripted-model.js';
+import type { RunEvent } from '../../src/protocol/index.js';
+import { stdioHostile, stopAll } from '../fixtures/mcp/servers.js';
+import { toolResultsSeen, withAgentWorker } from '../support/agent-harness.js';
+import { createTestEnv } from '../support/temporal.js';
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => {
+  env = await createTestEnv();
+});
+afterAll(async () => {
+  await stopAll();
+  await env?.teardown();
+});
+
+function hostileAgent(name: string, steps: ScriptedStep[], mcp: MCPConfiguration) {
+  const model = new ScriptedLanguageModel({ stepSelection: 'assistant-turns', steps });
+  return { model, agent: new Agent({ name, instructions: 'Use the tools.', model, mcp }) };
+}
+
+async function eventsOf(run: { events: () => AsyncGenerator<RunEvent> }): Promise<RunEvent[]> {
+  const events: RunEvent[] = [];
+  for await (const event of run.events()) events.push(event);
+  return events;
+}
+
+describe('a hostile MCP server', () => {
+  it('cannot stall the worker with a backtracking pattern in an output or an input schema', async () => {
+    // 40 characters: 2^40 backtracking steps on JavaScript's engine (hours); RE2 answers at once.
+    const mcp = new MCPConfiguration({ servers: { h: stdioHostile(['redos']) } });
+    const { model, agent } = hostileAgent(
+      'hostile-redos',
+      [
+        {
+          toolCalls: [
+            { toolName: 'h_match_output', input: {}, toolCallId: 'out' },
+            { toolName: 'h_match_input', input: { s: `${'a'.repeat(40)}!` }, toolCallId: 'in' },
+            { toolName: 'h_match_input', input: { s: 'aaaa' }, toolCallId: 'ok' },
+          ],
+        },
+        { text: 'done' },
+      ],
+      mcp,
+    );
+    try {
+      await withAgentWorker(env, [agent], async (h) => {
+        const started = Date.now();
+        const run = await h.start('hostile-redos', 'go');
+        expect((await run.result()).text).toBe('done');
+        expect(Date.now() - started).toBeLessThan(30_000);
+        const seen = toolResultsSeen(model.requests[1]);
+        // The output does not match its schema: the model is told so, nothing hangs.
+        expect(JSON.stringify(seen.get('out'))).toMatch(/output schema|does not match/i);
+        // The model's argument does not match: refused before the call, in linear time.
+        expect(JSON.stringify(seen.get('in'))).toMatch(/invalid|pattern|match/i);
+        expect(JSON.stringify(seen.get('ok'))).toContain('match_input');
+      });
+    } finally {
+      await mcp.disconnect();
+    }
+  }, 60_000);
+
+  it('loses only the tool whose schema it cannot compile, with the reason, never the whole server', async () => {
+    const mcp = new MCPConfiguration({ servers: { h: stdioHostile(['invalid-u']) } });
+    const { model, agent } = hostileAgent(
+      'hostile-invalid-u',
+      [
+        {
+          toolCalls: [
+            { toolName: 'h_phone', input: { number: '555-1234' }, toolCallId: 'good' },
+            { toolName: 'h_phone', input: { number: '5551234' }, toolCallId: 'bad' },
+          ],
+        },
+        { text: 'done' },
+      ],
+      mcp,
+    );
+    try {
+      await withAgentWorker(env, [agent], async (h) => {
+        const run = await h.start('hostile-invalid-u', 'go');
+        expect((await run.result()).text).toBe('done');
+        const names = model.requests[0]!.toolNames;
+        expect(names).toEqual(expect.arrayContaining(['h_echo', 'h_phone']));
+        expect(names).not.toContain('h_lookahead');
+        const seen = toolResultsSeen(model.requests[1]);
+        expect(JSON.stringify(seen.get('good'))).toContain('555-1234');
+        expect(JSON.stringify(seen.get('bad'))).toMatch(/must match pattern/);
+        const listed = (await eventsOf(run)).find((e) => e.type === 'mcp-tools-listed');
+        expect(listed).toMatchObject({ server: 'h', skipped: 1 });
+      });
+    } finally {
+      await mcp.disconnect();
+    }
+  }, 60_000);
+});
