@@ -10,6 +10,9 @@ import type { RunEvent } from '../../src/protocol/index.js';
 import { stdioHostile, stopAll } from '../fixtures/mcp/servers.js';
 import { toolResultsSeen, withAgentWorker } from '../support/agent-harness.js';
 import { createTestEnv } from '../support/temporal.js';
+import { captureLogs, messagesAt } from '../unit/support/log-capture.js';
+
+const logs = captureLogs();
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -99,4 +102,34 @@ describe('a hostile MCP server', () => {
       await mcp.disconnect();
     }
   }, 60_000);
+
+  it('lists 30,000 tools as 256 usable ones, a bounded summary of the rest, and one warning', async () => {
+    // 30,000 entries in one page (about 6 MB, under the 8 MiB message bound). Before: every entry was kept and
+    // named in `skipped`, the listing result passed Temporal's 2 MB payload limit and the server's tools were lost.
+    const mcp = new MCPConfiguration({ servers: { h: stdioHostile(['huge'], { HOSTILE_COUNT: '30000' }) } });
+    const { model, agent } = hostileAgent(
+      'hostile-huge',
+      [{ toolCalls: [{ toolName: 'h_t7', input: { x: 'hi' }, toolCallId: 't7' }] }, { text: 'done' }],
+      mcp,
+    );
+    try {
+      await withAgentWorker(env, [agent], async (h) => {
+        const run = await h.start('hostile-huge', 'go');
+        expect((await run.result()).text).toBe('done');
+        expect(model.requests[0]!.toolNames.filter((name) => name.startsWith('h_'))).toHaveLength(256);
+        const listed = (await eventsOf(run)).find((e) => e.type === 'mcp-tools-listed');
+        expect(listed).toMatchObject({ server: 'h', tools: 256, skipped: 1 });
+        const history = await run.handle.fetchHistory();
+        const resultBytes = (history.events ?? []).map(
+          (e) => e.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data?.byteLength ?? 0,
+        );
+        expect(Math.max(...resultBytes)).toBeLessThan(512 * 1024 + 64 * 1024);
+        const warnings = messagesAt(logs, 'warn').filter((m) => m.includes("MCP server 'h'"));
+        expect(warnings).toHaveLength(1);
+        expect(warnings[0]).toMatch(/29745 tools skipped, 256 kept/);
+      });
+    } finally {
+      await mcp.disconnect();
+    }
+  }, 120_000);
 });
