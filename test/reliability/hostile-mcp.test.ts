@@ -1,6 +1,8 @@
 // MCP servers are untrusted code: a hostile stdio server (test/fixtures/mcp/hostile-server.ts), one mode per way
 // to freeze, bloat or confuse a worker, against a real worker on the real dev server. Each test failed before
 // its fix (ReDoS ones by timing out: the worker's event loop was stuck in a backtracking regex).
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
@@ -132,4 +134,29 @@ describe('a hostile MCP server', () => {
       await mcp.disconnect();
     }
   }, 120_000);
+
+  it('keeps a long-lived connection’s memory bounded over hundreds of listings with new schemas each time', async () => {
+    // 20 typed tools whose schemas differ on every listing. Before: the SDK's Ajv compiled and kept every
+    // listing's output schemas for the life of the connection (+19.7 MB over these 300; now about 1.5 MB).
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const mcp = new MCPConfiguration({ servers: { h: stdioHostile(['typed'], { HOSTILE_COUNT: '20' }) } });
+    const listAndCall = async (): Promise<void> => {
+      const listing = await mcp.listServerTools('h');
+      expect(listing.tools).toHaveLength(21);
+      // A result to check: its tool's output schema is compiled (and must not be kept without bound either).
+      await mcp.callServerTool('h', 't3', { x: 'a' });
+    };
+    try {
+      for (let i = 0; i < 20; i++) await listAndCall();
+      gc();
+      const before = process.memoryUsage().heapUsed;
+      for (let i = 0; i < 300; i++) await listAndCall();
+      gc();
+      const grown = process.memoryUsage().heapUsed - before;
+      expect(grown).toBeLessThan(8 * 1024 * 1024);
+    } finally {
+      await mcp.disconnect();
+    }
+  }, 300_000);
 });
