@@ -5,6 +5,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { McpRuntime } from '../../activities/mcp-runtime.js';
 import { Agent } from '../../src/agent/agent.js';
 import { MCPConfiguration } from '../../src/mcp/configuration.js';
 import { ScriptedLanguageModel, type ScriptedStep } from '../../src/models/scripted-model.js';
@@ -159,4 +160,40 @@ describe('a hostile MCP server', () => {
       await mcp.disconnect();
     }
   }, 300_000);
+
+  it('remembers a hung server across runs (circuit breaker, shown in state()), so it stops taxing every run', async () => {
+    // A server that never answers `initialize`. Before: every run paid MCP_LIST_ATTEMPTS connect timeouts before
+    // its first model call, because the pool's short back-off expired while each connect attempt waited.
+    const mcp = new MCPConfiguration({ servers: { h: stdioHostile(['hang-init']), ok: stdioHostile([]) } });
+    const { agent } = hostileAgent('hostile-hung', [{ text: 'done' }, { text: 'done' }], mcp);
+    const runtime = new McpRuntime({ connectTimeoutMs: 5_000 });
+    try {
+      await withAgentWorker(
+        env,
+        [agent],
+        async (h) => {
+          const first = await h.start('hostile-hung', 'go');
+          expect((await first.result()).text).toBe('done');
+          const started = Date.now();
+          const second = await h.start('hostile-hung', 'go');
+          expect((await second.result()).text).toBe('done');
+          // Before: three more 5 s connect timeouts (about 18 s); now the breaker refuses at once.
+          expect(Date.now() - started).toBeLessThan(9_000);
+          const servers = (await second.state()).mcpServers ?? [];
+          expect(servers).toContainEqual({ server: 'ok', status: 'listed', tools: 1, skipped: 0 });
+          expect(servers).toContainEqual(
+            expect.objectContaining({
+              server: 'h',
+              status: 'failed',
+              message: expect.stringMatching(/circuit breaker/),
+            }),
+          );
+        },
+        { mcp: runtime },
+      );
+    } finally {
+      await runtime.close();
+      await mcp.disconnect();
+    }
+  }, 120_000);
 });
