@@ -1,16 +1,17 @@
 // MCP servers are untrusted code: a hostile stdio server (test/fixtures/mcp/hostile-server.ts), one mode per way
 // to freeze, bloat or confuse a worker, against a real worker on the real dev server. Each test failed before
 // its fix (ReDoS ones by timing out: the worker's event loop was stuck in a backtracking regex).
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { McpRuntime } from '../../activities/mcp-runtime.js';
 import { Agent } from '../../src/agent/agent.js';
 import { MCPConfiguration } from '../../src/mcp/configuration.js';
 import { ScriptedLanguageModel, type ScriptedStep } from '../../src/models/scripted-model.js';
 import type { RunEvent } from '../../src/protocol/index.js';
-import { stdioHostile, stopAll } from '../fixtures/mcp/servers.js';
+import { stdioHostile, stopAll, wrappedHostile } from '../fixtures/mcp/servers.js';
 import { toolResultsSeen, withAgentWorker } from '../support/agent-harness.js';
 import { createTestEnv } from '../support/temporal.js';
 import { captureLogs, messagesAt } from '../unit/support/log-capture.js';
@@ -25,6 +26,15 @@ afterAll(async () => {
   await stopAll();
   await env?.teardown();
 });
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function hostileAgent(name: string, steps: ScriptedStep[], mcp: MCPConfiguration) {
   const model = new ScriptedLanguageModel({ stepSelection: 'assistant-turns', steps });
@@ -166,34 +176,57 @@ describe('a hostile MCP server', () => {
     // its first model call, because the pool's short back-off expired while each connect attempt waited.
     const mcp = new MCPConfiguration({ servers: { h: stdioHostile(['hang-init']), ok: stdioHostile([]) } });
     const { agent } = hostileAgent('hostile-hung', [{ text: 'done' }, { text: 'done' }], mcp);
-    const runtime = new McpRuntime({ connectTimeoutMs: 5_000 });
     try {
-      await withAgentWorker(
-        env,
-        [agent],
-        async (h) => {
-          const first = await h.start('hostile-hung', 'go');
-          expect((await first.result()).text).toBe('done');
-          const started = Date.now();
-          const second = await h.start('hostile-hung', 'go');
-          expect((await second.result()).text).toBe('done');
-          // Before: three more 5 s connect timeouts (about 18 s); now the breaker refuses at once.
-          expect(Date.now() - started).toBeLessThan(9_000);
-          const servers = (await second.state()).mcpServers ?? [];
-          expect(servers).toContainEqual({ server: 'ok', status: 'listed', tools: 1, skipped: 0 });
-          expect(servers).toContainEqual(
-            expect.objectContaining({
-              server: 'h',
-              status: 'failed',
-              message: expect.stringMatching(/circuit breaker/),
-            }),
-          );
-        },
-        { mcp: runtime },
-      );
+      await withAgentWorker(env, [agent], async (h) => {
+        const first = await h.start('hostile-hung', 'go');
+        expect((await first.result()).text).toBe('done');
+        const started = Date.now();
+        const second = await h.start('hostile-hung', 'go');
+        expect((await second.result()).text).toBe('done');
+        // Before: three more 20 s connect timeouts (52 s measured); now the breaker refuses at once.
+        expect(Date.now() - started).toBeLessThan(9_000);
+        const servers = (await second.state()).mcpServers ?? [];
+        expect(servers).toContainEqual({ server: 'ok', status: 'listed', tools: 1, skipped: 0 });
+        expect(servers).toContainEqual(
+          expect.objectContaining({
+            server: 'h',
+            status: 'failed',
+            message: expect.stringMatching(/circuit breaker/),
+          }),
+        );
+      });
     } finally {
-      await runtime.close();
       await mcp.disconnect();
     }
   }, 120_000);
+
+  it('leaves no server process behind a shell wrapper, on close and when the worker exits at once', async () => {
+    // Before: close signalled only the shell, and the real server (ignoring SIGTERM) lived on with ppid 1.
+    const mcp = new MCPConfiguration({ servers: { h: wrappedHostile(['sticky']) } });
+    const outcome = await mcp.callServerTool('h', 'pid', {});
+    const pid = Number(outcome.kind === 'ok' ? outcome.output : NaN);
+    expect(alive(pid)).toBe(true);
+    await mcp.disconnect();
+    await expect.poll(() => alive(pid), { timeout: 8_000 }).toBe(false);
+
+    const worker = spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(new URL('../fixtures/mcp/orphan-worker.ts', import.meta.url))],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const orphan = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      worker.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString('utf8');
+        const match = /PID (\d+)/.exec(out);
+        if (match) resolve(Number(match[1]));
+      });
+      worker.once('exit', (code) => reject(new Error(`worker exited early (${code}): ${out}`)));
+    });
+    expect(alive(orphan)).toBe(true);
+    const exited = new Promise((resolve) => worker.once('exit', resolve));
+    worker.kill('SIGTERM');
+    await exited;
+    await expect.poll(() => alive(orphan), { timeout: 5_000 }).toBe(false);
+  }, 60_000);
 });
