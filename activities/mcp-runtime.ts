@@ -9,6 +9,7 @@ import { McpConnectionPool, type McpConnectionPoolOptions } from '../src/mcp/con
 import type { McpProgress } from '../src/mcp/connection.js';
 import type { McpElicitationHandler } from '../src/mcp/elicitation.js';
 import { mcpToolsFromListing } from '../src/mcp/tools-from-listing.js';
+import { withoutCollisions } from '../src/mcp/tool-names.js';
 import { jsonBytes, type McpListingRecord, type McpListingRef, type RunRef } from '../src/protocol/index.js';
 import { mergeRunTools } from '../src/agent/run-tools.js';
 import { ToolManager } from '../src/tool/tool-manager.js';
@@ -70,8 +71,10 @@ export class McpRuntime {
    */
   async runTools(agent: Agent, run: RunRef, own: ToolManager, refs: McpListingRef[] | undefined): Promise<ToolManager> {
     if (!refs?.length || !agent.mcp) return own;
-    const mcpTools: AnyTool[] = [];
+    let mcpTools: AnyTool[] = [];
     for (const ref of refs) mcpTools.push(...this.toolsOf(agent, agent.mcp, await this.listing(run, ref)));
+    // Tools of two servers offered under one name are both left out (logged), never one taking the other's calls.
+    mcpTools = withoutCollisions(mcpTools).tools;
     const names = new Set(own.getAllToolNames());
     const clashing = mcpTools.filter((tool) => names.has(tool.name)).map((tool) => tool.name);
     if (clashing.length > 0) {

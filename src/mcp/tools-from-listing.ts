@@ -4,6 +4,7 @@ import type { McpCallOutcome } from './call-result.js';
 import { McpToolError } from './errors/mcp-tool-error.js';
 import type { McpServerListing, McpToolDefinition } from './listing.js';
 import { parametersFromServerSchema } from './parameters-from-schema.js';
+import { offeredToolName } from './offered-name.js';
 
 /** Runs one remote tool for a tool built by {@link mcpToolsFromListing}: with the *current* call's options. */
 export type McpToolCaller = (
@@ -30,7 +31,7 @@ export function mcpToolOrigin(tool: unknown): McpToolOrigin | undefined {
 /**
  * Builds our tools from a server's listing, live or recorded (plain JSON, so a durable run can rebuild the same
  * tools from history on any worker). Each tool:
- * - is named `<server>_<tool>`, described by the server or `Executes the remote tool: <tool>`;
+ * - is named `<server>_<tool>`, or a provider-safe stand-in for it ({@link offeredToolName}), described by the server or `Executes the remote tool: <tool>`;
  * - has parameters converted from the JSON Schema by {@link parametersFromServerSchema} (the server's regexes run
  *   only on RE2; a schema that cannot be converted skips only that tool, with an error log naming it);
  * - carries the MCP annotations in `mcp`;
@@ -56,7 +57,7 @@ export function mcpToolsFromListing(
       continue;
     }
     const tool = createTool({
-      name: `${serverName}_${definition.name}`,
+      name: offeredToolName(serverName, definition.name),
       description: definition.description || `Executes the remote tool: ${definition.name}`,
       parameters,
       ...(definition.annotations ? { mcp: { ...definition.annotations } } : {}),

@@ -9,6 +9,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { MCPConfiguration } from '../../src/mcp/configuration.js';
+import { offeredToolName } from '../../src/mcp/offered-name.js';
 import { ScriptedLanguageModel, type ScriptedStep } from '../../src/models/scripted-model.js';
 import type { RunEvent } from '../../src/protocol/index.js';
 import { stdioHostile, stopAll, wrappedHostile } from '../fixtures/mcp/servers.js';
@@ -229,4 +230,48 @@ describe('a hostile MCP server', () => {
     await exited;
     await expect.poll(() => alive(orphan), { timeout: 5_000 }).toBe(false);
   }, 60_000);
+
+  it('offers only provider-safe, non-colliding names, and skips a tool whose name holds a secret', async () => {
+    const long = `read_${'x'.repeat(70)}`;
+    const names = (list: string[], env: Record<string, string> = {}) => {
+      const config = stdioHostile(['names'], env);
+      return { ...config, args: [...(config.type === 'stdio' ? (config.args ?? []) : []), '--names', list.join(',')] };
+    };
+    const mcp = new MCPConfiguration({
+      servers: {
+        docs: names(['admin_delete_all']),
+        docs_admin: names(['delete_all']),
+        files: names(['read.file/v2', long]),
+        // `customers` is a configured (secret) value: `db_search_[REDACTED]` would be uncallable.
+        db: names(['search_customers', 'count'], { DATABASE: 'customers' }),
+      },
+    });
+    const dotted = offeredToolName('files', 'read.file/v2');
+    const { model, agent } = hostileAgent(
+      'hostile-names',
+      [{ toolCalls: [{ toolName: dotted, input: { text: 'hi' }, toolCallId: 'r' }] }, { text: 'done' }],
+      mcp,
+    );
+    try {
+      await withAgentWorker(env, [agent], async (h) => {
+        const run = await h.start('hostile-names', 'go');
+        expect((await run.result()).text).toBe('done');
+        const offered = model.requests[0]!.toolNames;
+        for (const name of offered) expect(name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+        // Before: both became docs_admin_delete_all and the last server listed took the calls.
+        expect(offered).not.toContain('docs_admin_delete_all');
+        expect(offered).toEqual(expect.arrayContaining(['docs_echo', 'docs_admin_echo', 'db_count', dotted]));
+        expect(offered.filter((name) => name.startsWith('files_read_x'))).toHaveLength(1);
+        expect(offered.some((name) => name.includes('REDACTED'))).toBe(false);
+        expect(JSON.stringify(toolResultsSeen(model.requests[1]).get('r'))).toContain(
+          'read.file/v2: {\\"text\\":\\"hi\\"}',
+        );
+        expect(messagesAt(logs, 'warn').join('\n')).toMatch(
+          /docs_admin_delete_all' \(docs\/admin_delete_all, docs_admin\/delete_all\)/,
+        );
+      });
+    } finally {
+      await mcp.disconnect();
+    }
+  }, 90_000);
 });
