@@ -277,8 +277,11 @@ export class McpConnection {
   }
 
   private onStderr(chunk: string): void {
-    this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
-    getGlobalLogger().debug(`MCP server '${this.init.serverName}' stderr: ${this.init.redactor.text(chunk.trimEnd())}`);
+    this.stderrTail = (chunk.length >= STDERR_TAIL_CHARS ? chunk : this.stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
+    // A chatty server writes megabytes: redact and format only what will be logged (the tail is redacted on use).
+    const logger = getGlobalLogger();
+    if (logger.isLevelEnabled?.('debug') === false) return;
+    logger.debug(`MCP server '${this.init.serverName}' stderr: ${this.init.redactor.text(chunk.trimEnd())}`);
   }
 
   /**

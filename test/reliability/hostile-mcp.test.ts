@@ -10,10 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { MCPConfiguration } from '../../src/mcp/configuration.js';
 import { offeredToolName } from '../../src/mcp/offered-name.js';
+import { getGlobalLogger, setGlobalLogger } from '../../src/logger.js';
 import { ScriptedLanguageModel, type ScriptedStep } from '../../src/models/scripted-model.js';
 import type { RunEvent } from '../../src/protocol/index.js';
 import { stdioHostile, stopAll, wrappedHostile } from '../fixtures/mcp/servers.js';
 import { toolResultsSeen, withAgentWorker } from '../support/agent-harness.js';
+import { scanRunForSecrets } from '../support/secret-scan.js';
 import { createTestEnv } from '../support/temporal.js';
 import { captureLogs, messagesAt } from '../unit/support/log-capture.js';
 
@@ -274,4 +276,57 @@ describe('a hostile MCP server', () => {
       await mcp.disconnect();
     }
   }, 90_000);
+
+  it('keeps credentials of URLs in stdio arguments and tokens in URL paths out of history and logs', async () => {
+    const password = `Pg-S3cret-${Date.now()}`;
+    const pathToken = `T0k${Date.now()}abcdefghijklmnop`;
+    const server = stdioHostile(['crash']);
+    const args = [
+      ...(server.type === 'stdio' ? (server.args ?? []) : []),
+      `postgresql://app:${password}@db:5432/prod`,
+      `https://hooks.example.com/services/${pathToken}`,
+    ];
+    const mcp = new MCPConfiguration({ servers: { db: { ...server, args } } });
+    const { agent } = hostileAgent('hostile-secret-args', [{ text: 'done' }], mcp);
+    try {
+      await withAgentWorker(env, [agent], async (h) => {
+        const run = await h.start('hostile-secret-args', 'go');
+        expect((await run.result()).text).toBe('done');
+        const failed = (await eventsOf(run)).find((e) => e.type === 'mcp-server-failed');
+        // The server's own words reach the event (so the cause is visible), its credentials do not.
+        expect(JSON.stringify(failed)).toMatch(/cannot connect with postgresql:\/\/app:\[REDACTED\]@db/);
+        const log = logs.map((entry) => `${entry.message} ${JSON.stringify(entry.meta ?? '')}`);
+        const findings = await scanRunForSecrets(
+          { client: env.client, workflowId: run.id, extra: { log } },
+          { password, pathToken },
+        );
+        expect(findings).toEqual([]);
+      });
+    } finally {
+      await mcp.disconnect();
+    }
+  }, 120_000);
+
+  it('formats a noisy server’s stderr only when debug logging is on', async () => {
+    const debug: string[] = [];
+    const quiet = {
+      debug: (m: string) => debug.push(m),
+      info() {},
+      warn() {},
+      error() {},
+      isLevelEnabled: (level: string) => level !== 'debug',
+    };
+    const previous = getGlobalLogger();
+    setGlobalLogger(quiet);
+    const mcp = new MCPConfiguration({ servers: { h: stdioHostile(['noisy'], { HOSTILE_STDERR: '3000' }) } });
+    try {
+      expect((await mcp.listServerTools('h')).tools).toHaveLength(1);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Before: one redacted, formatted debug message per chunk, thrown away by the logger.
+      expect(debug.filter((m) => m.includes('stderr'))).toEqual([]);
+    } finally {
+      setGlobalLogger(previous);
+      await mcp.disconnect();
+    }
+  }, 60_000);
 });
