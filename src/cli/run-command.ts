@@ -232,7 +232,10 @@ async function explainFailure(run: AgentRun, ctx: CommandContext): Promise<void>
   } catch (error) {
     let root: unknown = error;
     while (root instanceof Error && root.cause instanceof Error) root = root.cause;
-    if (root instanceof Error && root !== error) ctx.out(`    ${ctx.style.red('cause:')} ${root.message}`);
+    // The cause is a tool's or a model's words: keep escape sequences in it inert.
+    if (root instanceof Error && root !== error) {
+      ctx.out(`    ${ctx.style.red('cause:')} ${terminalSafe(root.message)}`);
+    }
   }
 }
 
