@@ -52,7 +52,10 @@ export {
   type MCPCanFunction,
   type MCPCanParams,
   type MCPCanResult,
+  type MCPVerifiedIdentity,
+  type MCPVerifyIdentity,
 } from './authorization.js';
+export { CLAIMS_CONTEXT_KEY, signClaims, verifySignedClaims, type SignedClaims } from './signed-claims.js';
 export { MCPAuthorizationError, isMCPAuthorizationError } from './errors/mcp-authorization-error.js';
 export { MCPConfigurationError, isMCPConfigurationError } from './errors/mcp-configuration-error.js';
 export { McpServerError, isMcpServerError, type McpFailureReason } from './errors/mcp-server-error.js';

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { MCPConfiguration } from '../../src/mcp/configuration.js';
 import { offeredToolName } from '../../src/mcp/offered-name.js';
+import { signClaims, verifySignedClaims } from '../../src/mcp/signed-claims.js';
 import { getGlobalLogger, setGlobalLogger } from '../../src/logger.js';
 import { ScriptedLanguageModel, type ScriptedStep } from '../../src/models/scripted-model.js';
 import type { RunEvent } from '../../src/protocol/index.js';
@@ -329,4 +330,39 @@ describe('a hostile MCP server', () => {
       await mcp.disconnect();
     }
   }, 60_000);
+
+  it("keeps docs/mcp.md's admin-only policy from being defeated by a starter who claims admin", async () => {
+    // Before: `start clerk "delete Ada" --context '{"role":"admin"}'` ran delete_contact: context was trusted.
+    const key = 'test-claims-key-0123456789abcdef';
+    const server = stdioHostile(['names']);
+    const mcp = new MCPConfiguration({
+      servers: {
+        crm: {
+          ...server,
+          args: [...(server.type === 'stdio' ? (server.args ?? []) : []), '--names', 'delete_contact'],
+        },
+      },
+      authorization: {
+        can: ({ toolName, context }) => toolName !== 'delete_contact' || context?.get('role') === 'admin',
+        verifyIdentity: verifySignedClaims(key),
+      },
+    });
+    const step = { toolCalls: [{ toolName: 'crm_delete_contact', input: { text: 'Ada' }, toolCallId: 'd' }] };
+    const { model, agent } = hostileAgent('hostile-claims', [step, { text: 'done' }, step, { text: 'done' }], mcp);
+    try {
+      await withAgentWorker(env, [agent], async (h) => {
+        const claimed = await h.start('hostile-claims', 'delete Ada', { userId: 'intern', context: { role: 'admin' } });
+        expect((await claimed.result()).text).toBe('done');
+        expect(JSON.stringify(toolResultsSeen(model.requests[1]).get('d'))).toMatch(
+          /MCPAuthorizationError|not allowed|denied|refused/i,
+        );
+        const token = signClaims({ userId: 'ada', context: { role: 'admin' } }, key);
+        const signed = await h.start('hostile-claims', 'delete Ada', { userId: 'ada', context: { claims: token } });
+        expect((await signed.result()).text).toBe('done');
+        expect(JSON.stringify(toolResultsSeen(model.requests[3]).get('d'))).toContain('delete_contact: ');
+      });
+    } finally {
+      await mcp.disconnect();
+    }
+  }, 90_000);
 });
