@@ -20,7 +20,7 @@ import { elicitationDetails, formatElicitationAnswer } from './format-elicitatio
 import { INLINE_ACTIONS, type InlineContext } from './inline-actions.js';
 import type { Prompter } from './prompter.js';
 import type { Style } from './style.js';
-import { shellQuote, terminalSafeLine } from './terminal-text.js';
+import { shellQuote, terminalSafe, terminalSafeLine } from './terminal-text.js';
 import { CLI_COMMAND } from './usage.js';
 
 /** What a command runs with. */

@@ -20,7 +20,10 @@ describe('hostile text in the inline approval', () => {
     } as unknown as AgentRun;
     const ctx: InlineContext = {
       run,
-      prompter: { ask: () => Promise.resolve(answers.shift()) } as InlineContext['prompter'],
+      prompter: {
+        ask: () => Promise.resolve(answers.shift()),
+        close: () => {},
+      } as unknown as InlineContext['prompter'],
       out: (text) => written.push(text),
       note: (text) => written.push(text),
       style: createStyle(false),
