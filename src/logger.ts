@@ -7,6 +7,11 @@ export interface Logger {
   info(message: string, meta?: unknown): void;
   warn(message: string, meta?: unknown): void;
   error(message: string, meta?: unknown): void;
+  /**
+   * False when messages at `level` are dropped: callers then skip the work of building them (an MCP server's
+   * stderr is redacted and formatted only when it will be logged). Without it, every level counts as enabled.
+   */
+  isLevelEnabled?(level: LogLevel): boolean;
 }
 
 /** Severity names, in increasing order. */
@@ -31,6 +36,7 @@ export function createConsoleLogger(level: LogLevel = 'info'): Logger {
     info: write('info', console.info),
     warn: write('warn', console.warn),
     error: write('error', console.error),
+    isLevelEnabled: (at: LogLevel) => LEVEL_RANK[at] >= LEVEL_RANK[level],
   };
 }
 

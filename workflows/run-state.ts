@@ -14,6 +14,7 @@ import {
   type McpListingRecord,
   type McpListingRef,
   type RunContextData,
+  type McpServerStatus,
   type RunState,
   type RunStatus,
   type RunningTool,
@@ -56,6 +57,8 @@ export class AgentRunState {
   private readonly mcpListings = new Map<string, McpListingRecord>();
   /** Every listing this execution recorded, by `server@version` (a call in flight may still use an older one). */
   private readonly mcpListingVersions = new Map<string, McpListingRecord>();
+  /** Servers whose listing failed in this execution (state only: nothing is recorded from it). */
+  private readonly mcpFailures = new Map<string, McpServerStatus>();
 
   /**
    * `bound`: the run follows v0.2.0's rules for what clients send (`PATCHES.boundedClientInput`): decisions bound to
@@ -90,9 +93,11 @@ export class AgentRunState {
   recordListing(result: McpListToolsResult): void {
     if (result.kind === 'failed') {
       const { server, reason, message } = result;
+      this.mcpFailures.set(server, { server, status: 'failed', reason, message });
       this.events.emit({ type: 'mcp-server-failed', server, reason, message });
       return;
     }
+    this.mcpFailures.delete(result.listing.server);
     const { server, version, tools, skipped } = result.listing;
     this.keepListing(result.listing);
     this.events.emit({ type: 'mcp-tools-listed', server, version, tools: tools.length, skipped: skipped.length });
@@ -134,6 +139,17 @@ export class AgentRunState {
       runningTools: [...this.runningTools.values()],
       messageCount: this.messages.length,
       lastEventSeq: this.events.lastSeq,
+      mcpServers: [
+        ...[...this.mcpListings.values()].map(
+          (l): McpServerStatus => ({
+            server: l.server,
+            status: 'listed',
+            tools: l.tools.length,
+            skipped: l.skipped.length,
+          }),
+        ),
+        ...this.mcpFailures.values(),
+      ],
     };
   }
 

@@ -92,7 +92,8 @@ export const approvalAction: InlineAction<ApprovalRequested> = {
     } catch (error) {
       // Someone else decided first, or the run moved on: say so and keep watching.
       if (!RunRequestRejectedError.isInstance(error)) throw error;
-      ctx.note(ctx.style.yellow(`Not recorded: ${error.message}`));
+      // The rejection can quote what a client or the run was sent: keep escape sequences in it inert.
+      ctx.note(ctx.style.yellow(`Not recorded: ${terminalSafe(error.message)}`));
     }
     return true;
   },

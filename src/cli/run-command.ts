@@ -21,7 +21,7 @@ import { elicitationDetails, formatElicitationAnswer } from './format-elicitatio
 import { INLINE_ACTIONS, type InlineContext } from './inline-actions.js';
 import type { Prompter } from './prompter.js';
 import type { Style } from './style.js';
-import { shellQuote, terminalSafeLine } from './terminal-text.js';
+import { shellQuote, terminalSafe, terminalSafeLine } from './terminal-text.js';
 import { CLI_COMMAND } from './usage.js';
 
 /** What a command runs with. */
@@ -233,7 +233,10 @@ async function explainFailure(run: AgentRun, ctx: CommandContext): Promise<void>
   } catch (error) {
     let root: unknown = error;
     while (root instanceof Error && root.cause instanceof Error) root = root.cause;
-    if (root instanceof Error && root !== error) ctx.out(`    ${ctx.style.red('cause:')} ${root.message}`);
+    // The cause is a tool's or a model's words: keep escape sequences in it inert.
+    if (root instanceof Error && root !== error) {
+      ctx.out(`    ${ctx.style.red('cause:')} ${terminalSafe(root.message)}`);
+    }
   }
 }
 

@@ -75,7 +75,18 @@ function parseDecryptionKeys(value: string): Record<string, string | Buffer> {
           'or hex).',
       );
     }
-    keys[keyId] = entry.slice(separator + 1).trim();
+    const key = entry.slice(separator + 1).trim();
+    const earlier = keys[keyId];
+    // `old:K1,old:K2` silently kept only K2, and history written with K1 failed to decode later.
+    if (earlier !== undefined && !parseEncryptionKey(keyId, earlier).equals(parseEncryptionKey(keyId, key))) {
+      throw new PayloadCodecError(
+        'Codec.InvalidConfig',
+        `DURABLE_AGENT_DECRYPTION_KEYS lists key id '${keyId}' twice with different keys: a key id must always ` +
+          `mean the same key. Give each key its own id.`,
+        { keyId },
+      );
+    }
+    keys[keyId] = key;
   }
   return keys;
 }

@@ -23,9 +23,31 @@ export type MCPCanResult = boolean | { allowed: boolean; reason?: string };
 /** Decides whether a user may see or run an MCP tool. */
 export type MCPCanFunction = (params: MCPCanParams) => MCPCanResult | Promise<MCPCanResult>;
 
+/** An identity a `verifyIdentity` hook vouches for. */
+export interface MCPVerifiedIdentity {
+  userId?: string;
+  context?: Record<string, unknown>;
+}
+
+/**
+ * Derives or verifies the identity of a run or call from what its starter stated (`userId` and `context` are
+ * claims: any client with access to the namespace can start a run with any of them). Return the identity `can`
+ * should see, or `undefined` when the claims cannot be verified. See {@link verifySignedClaims}.
+ */
+export type MCPVerifyIdentity = (stated: {
+  userId?: string;
+  context: Map<string, unknown>;
+}) => MCPVerifiedIdentity | undefined | Promise<MCPVerifiedIdentity | undefined>;
+
 /** Access control for a configuration's MCP tools. */
 export interface MCPAuthorizationConfig {
   can: MCPCanFunction;
+  /**
+   * When set, `can` sees only the identity this hook returns (no user and an empty context when it returns
+   * `undefined` or throws), never what the starter stated: `context: { role: 'admin' }` in a start request then
+   * opens nothing. The analogue of an agent's `authorizeDecision` for approvals.
+   */
+  verifyIdentity?: MCPVerifyIdentity;
   /** Hide tools `can` refuses from listings (`getTools`, `getToolsets`, raw listings). Default false. */
   filterOnDiscovery?: boolean;
   /** Ask `can` before every call, with that call's user and context. Default **true** (VoltAgent: false). */
@@ -57,6 +79,32 @@ export async function decide(
       { error: message },
     );
     return { allowed: false, reason: `the authorization check failed: ${message}` };
+  }
+}
+
+/**
+ * The user and context `can` is given: as stated, or, with `verifyIdentity`, only what it vouches for (fail closed:
+ * nothing when it refuses or throws).
+ */
+export async function identityFor(
+  authorization: MCPAuthorizationConfig,
+  stated: MCPAuthContext,
+): Promise<{ userId?: string; context: Map<string, unknown> }> {
+  const context = contextMap(stated.context);
+  const userId = stated.userId;
+  if (!authorization.verifyIdentity) return { ...(userId !== undefined ? { userId } : {}), context };
+  try {
+    const verified = await authorization.verifyIdentity({ ...(userId !== undefined ? { userId } : {}), context });
+    if (!verified) return { context: new Map() };
+    return {
+      ...(verified.userId !== undefined ? { userId: verified.userId } : {}),
+      context: new Map(Object.entries(verified.context ?? {})),
+    };
+  } catch (error) {
+    getGlobalLogger().error('MCP verifyIdentity failed; the run has no verified identity.', {
+      error: (error as Error)?.message ?? String(error),
+    });
+    return { context: new Map() };
   }
 }
 

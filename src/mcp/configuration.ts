@@ -3,6 +3,7 @@ import type { AnyTool } from '../tool/tool.js';
 import type { MCPAuthorizationConfig } from './authorization.js';
 import type { McpCallOutcome } from './call-result.js';
 import { MCPClient } from './client.js';
+import { withoutCollisions } from './tool-names.js';
 import { McpConnectionPool, type McpConnectionPoolOptions, type McpServerTarget } from './connection-pool.js';
 import { describeError } from './describe-error.js';
 import { McpServerError, type McpFailureReason } from './errors/mcp-server-error.js';
@@ -101,7 +102,7 @@ export class MCPConfiguration<K extends string = string> {
       if ('failure' in result) failures.push(result.failure);
       else tools.push(...this.toolsFromListing(result.serverName, result.listing));
     }
-    return { tools, failures };
+    return { tools: withoutCollisions(tools).tools, failures };
   }
 
   /** Tools grouped by server. Servers that fail or offer no (visible) tools are left out. */

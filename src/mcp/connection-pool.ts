@@ -21,6 +21,13 @@ export interface McpConnectionPoolOptions {
    * `maxMs` (defaults 1000 and 30000): a server that is down is not hammered by every call. A success resets it.
    */
   backoff?: { initialMs?: number; maxMs?: number };
+  /**
+   * A server that failed `failures` connects in a row (default 2) is skipped for `openMs` (default 30000,
+   * doubling each time it opens again, up to `maxOpenMs`, default 600000): every acquire fails at once instead of
+   * waiting out another connect timeout, in every run on this worker. Then one trial connect is let through
+   * (others still fail at once); its success closes the circuit. See {@link McpConnectionPool.health}.
+   */
+  circuitBreaker?: { failures?: number; openMs?: number; maxOpenMs?: number };
   /** How the client introduces itself to servers. Default `{ name: 'durable-agent', version: '0.1.0' }`. */
   clientInfo?: { name: string; version: string };
 }
@@ -29,6 +36,18 @@ export interface McpConnectionPoolOptions {
 export interface McpServerTarget {
   serverName: string;
   config: MCPServerConfig;
+}
+
+/** A server's health as this worker's pool sees it (see {@link McpConnectionPoolOptions.circuitBreaker}). */
+export interface McpServerHealth {
+  /** `closed`: connects are tried; `open`: refused until `retryAt`; `half-open`: one trial connect is running. */
+  circuit: 'closed' | 'open' | 'half-open';
+  /** Connect failures in a row. */
+  failures: number;
+  /** For `open`: when a trial connect will be let through (epoch ms). */
+  retryAt?: number;
+  /** The last connect failure's message (secrets redacted). */
+  lastError?: string;
 }
 
 /** A connection handed out by {@link McpConnectionPool.acquire}. Release it exactly once. */
@@ -53,6 +72,10 @@ interface PoolEntry {
   failures: number;
   retryAt: number;
   lastFailure?: McpServerError;
+  /** Times the circuit opened since the last successful connect (its open time doubles each time). */
+  circuitOpens: number;
+  circuitOpenUntil: number;
+  trialRunning: boolean;
   /** `tools/list_changed` notifications seen so far. */
   listChanges: number;
   /** Listing version → `listChanges` when it was produced (a few recent versions). */
@@ -79,8 +102,9 @@ const MAX_REMEMBERED_LISTINGS = 16;
 export class McpConnectionPool {
   private readonly entries = new Map<string, PoolEntry>();
   private readonly listeners = new Set<McpListChangedListener>();
-  private readonly options: Required<Omit<McpConnectionPoolOptions, 'backoff'>> & {
+  private readonly options: Required<Omit<McpConnectionPoolOptions, 'backoff' | 'circuitBreaker'>> & {
     backoff: { initialMs: number; maxMs: number };
+    circuitBreaker: { failures: number; openMs: number; maxOpenMs: number };
   };
   private closedFlag = false;
 
@@ -91,6 +115,11 @@ export class McpConnectionPool {
       connectTimeoutMs: options.connectTimeoutMs ?? 20_000,
       acquireTimeoutMs: options.acquireTimeoutMs ?? 60_000,
       backoff: { initialMs: options.backoff?.initialMs ?? 1000, maxMs: options.backoff?.maxMs ?? 30_000 },
+      circuitBreaker: {
+        failures: Math.max(1, options.circuitBreaker?.failures ?? 2),
+        openMs: options.circuitBreaker?.openMs ?? 30_000,
+        maxOpenMs: options.circuitBreaker?.maxOpenMs ?? 600_000,
+      },
       clientInfo: options.clientInfo ?? { name: 'durable-agent', version: '0.1.0' },
     };
   }
@@ -126,6 +155,7 @@ export class McpConnectionPool {
           continue;
         }
         this.assertNotBackingOff(entry);
+        this.assertCircuitLets(entry);
         const opening = this.open(entry);
         if (!exclusive) {
           entry.pendingShared = opening;
@@ -209,12 +239,26 @@ export class McpConnectionPool {
     return { connections: entry.connections.size, leased, connecting: entry.connecting, failures: entry.failures };
   }
 
-  /** Closes one server's connections and forgets its back-off (the next call reconnects at once). */
+  /** The server's circuit breaker state on this worker (shown in a run's `state().mcpServers` when it fails). */
+  health(target: McpServerTarget): McpServerHealth {
+    const entry = this.entryFor(target);
+    const circuit = entry.trialRunning ? 'half-open' : entry.circuitOpenUntil > Date.now() ? 'open' : 'closed';
+    return {
+      circuit,
+      failures: entry.failures,
+      ...(circuit === 'open' ? { retryAt: entry.circuitOpenUntil } : {}),
+      ...(entry.lastFailure ? { lastError: entry.lastFailure.message } : {}),
+    };
+  }
+
+  /** Closes one server's connections and forgets its back-off and circuit (the next call reconnects at once). */
   async closeServer(target: McpServerTarget): Promise<void> {
     const entry = this.entryFor(target);
     entry.failures = 0;
     entry.retryAt = 0;
     entry.lastFailure = undefined;
+    entry.circuitOpens = 0;
+    entry.circuitOpenUntil = 0;
     await Promise.all([...entry.connections].map((connection) => connection.close()));
   }
 
@@ -244,6 +288,9 @@ export class McpConnectionPool {
         waiters: new Set(),
         failures: 0,
         retryAt: 0,
+        circuitOpens: 0,
+        circuitOpenUntil: 0,
+        trialRunning: false,
         listChanges: 0,
         listings: new Map(),
       };
@@ -269,6 +316,27 @@ export class McpConnectionPool {
       reason: 'connect-failed',
       retryAfterMs: wait,
       message: `${entry.lastFailure.message}; not retrying for another ${wait} ms.`,
+    });
+  }
+
+  /**
+   * Refuses at once while the circuit is open, and while its one trial connect runs: a hung server then costs
+   * each run nothing instead of a connect timeout. Marks the connect about to start as the trial when one is due.
+   */
+  private assertCircuitLets(entry: PoolEntry): void {
+    if (entry.failures < this.options.circuitBreaker.failures || !entry.lastFailure) return;
+    const wait = entry.circuitOpenUntil - Date.now();
+    if (wait <= 0 && !entry.trialRunning) {
+      entry.trialRunning = true;
+      return;
+    }
+    const when = entry.trialRunning ? 'a trial connect is running' : `the next trial is in ${wait} ms`;
+    throw new McpServerError({
+      serverName: entry.serverName,
+      reason: 'connect-failed',
+      message:
+        `MCP server '${entry.serverName}' is skipped by this worker's circuit breaker after ${entry.failures} ` +
+        `failed connects in a row (${when}); last failure: ${entry.lastFailure.message}`,
     });
   }
 
@@ -337,6 +405,8 @@ export class McpConnectionPool {
       entry.failures = 0;
       entry.retryAt = 0;
       entry.lastFailure = undefined;
+      entry.circuitOpens = 0;
+      entry.circuitOpenUntil = 0;
       if (this.closedFlag) {
         await connection.close();
         this.assertOpen(entry);
@@ -361,9 +431,21 @@ export class McpConnectionPool {
         message: error.message,
       });
       entry.lastFailure = failure;
-      getGlobalLogger().error(`${failure.message}; next attempt in ${delay} ms at the earliest.`);
+      const breaker = this.options.circuitBreaker;
+      if (entry.failures >= breaker.failures) {
+        const openMs = Math.min(breaker.maxOpenMs, breaker.openMs * 2 ** Math.min(entry.circuitOpens, 20));
+        entry.circuitOpens += 1;
+        entry.circuitOpenUntil = Date.now() + openMs;
+        getGlobalLogger().error(
+          `${failure.message}; the circuit breaker skips server '${entry.serverName}' for ${openMs} ms ` +
+            `(${entry.failures} failed connects in a row).`,
+        );
+      } else {
+        getGlobalLogger().error(`${failure.message}; next attempt in ${delay} ms at the earliest.`);
+      }
       throw failure;
     } finally {
+      entry.trialRunning = false;
       entry.connecting -= 1;
       this.notify(entry);
     }

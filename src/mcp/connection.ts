@@ -19,6 +19,7 @@ import {
 } from './elicitation.js';
 import { McpServerError } from './errors/mcp-server-error.js';
 import { PausableDeadline } from './pausable-deadline.js';
+import { LinearJsonSchemaValidator } from './schema-validator.js';
 import type { Redactor } from './secrets.js';
 import { MAX_SERVER_MESSAGE_BYTES, createTransport, transportKinds } from './transport.js';
 import type { MCPServerConfig, MCPTransportKind } from './types.js';
@@ -115,7 +116,12 @@ export class McpConnection {
   static async open(init: ConnectionInit): Promise<McpConnection> {
     const failures: string[] = [];
     for (const kind of transportKinds(init.config)) {
-      const client = new Client(init.clientInfo, { capabilities: { elicitation: {} } });
+      const client = new Client(init.clientInfo, {
+        capabilities: { elicitation: {} },
+        // Output schemas come from the server: never run their regexes on the backtracking engine, never keep
+        // every listing's compiled schemas (see LinearJsonSchemaValidator).
+        jsonSchemaValidator: new LinearJsonSchemaValidator(),
+      });
       const connection = new McpConnection(init, client, kind);
       const transport = createTransport(kind, init.config, {
         onStderr: (chunk) => connection.onStderr(chunk),
@@ -145,23 +151,33 @@ export class McpConnection {
     });
   }
 
-  /** Lists every tool (following pagination, at most `maxTools` entries are collected). */
-  async listTools(options: { signal?: AbortSignal; timeoutMs: number; maxTools: number }): Promise<SdkTool[]> {
+  /**
+   * Lists the server's tools, following pagination: at most `maxTools` entries are kept, the rest of each page
+   * is only counted (`omitted`), so a listing of 50,000 tools costs no more downstream than one of `maxTools`.
+   */
+  async listTools(options: {
+    signal?: AbortSignal;
+    timeoutMs: number;
+    maxTools: number;
+  }): Promise<{ tools: SdkTool[]; omitted: number }> {
     const slot: CallSlot = { signal: options.signal ?? new AbortController().signal };
     this.active.add(slot);
     try {
       const tools: SdkTool[] = [];
+      let omitted = 0;
       let cursor: string | undefined;
       for (let page = 0; page < MAX_LIST_PAGES && tools.length < options.maxTools; page++) {
         const result = await this.client.listTools(cursor ? { cursor } : undefined, {
           signal: options.signal,
           timeout: options.timeoutMs,
         });
-        tools.push(...result.tools);
+        const room = options.maxTools - tools.length;
+        tools.push(...result.tools.slice(0, room));
+        omitted += Math.max(0, result.tools.length - room);
         cursor = result.nextCursor;
         if (!cursor) break;
       }
-      return tools;
+      return { tools, omitted };
     } catch (error) {
       throw this.failure(error, { requestSent: true, idempotent: true, signal: options.signal });
     } finally {
@@ -261,8 +277,11 @@ export class McpConnection {
   }
 
   private onStderr(chunk: string): void {
-    this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
-    getGlobalLogger().debug(`MCP server '${this.init.serverName}' stderr: ${this.init.redactor.text(chunk.trimEnd())}`);
+    this.stderrTail = (chunk.length >= STDERR_TAIL_CHARS ? chunk : this.stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
+    // A chatty server writes megabytes: redact and format only what will be logged (the tail is redacted on use).
+    const logger = getGlobalLogger();
+    if (logger.isLevelEnabled?.('debug') === false) return;
+    logger.debug(`MCP server '${this.init.serverName}' stderr: ${this.init.redactor.text(chunk.trimEnd())}`);
   }
 
   /**

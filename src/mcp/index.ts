@@ -52,7 +52,10 @@ export {
   type MCPCanFunction,
   type MCPCanParams,
   type MCPCanResult,
+  type MCPVerifiedIdentity,
+  type MCPVerifyIdentity,
 } from './authorization.js';
+export { CLAIMS_CONTEXT_KEY, signClaims, verifySignedClaims, type SignedClaims } from './signed-claims.js';
 export { MCPAuthorizationError } from './errors/mcp-authorization-error.js';
 export { MCPConfigurationError } from './errors/mcp-configuration-error.js';
 export { McpServerError, type McpFailureReason } from './errors/mcp-server-error.js';

@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Tool as SdkTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Ajv } from 'ajv';
 import type { JsonObject } from '../protocol/json.js';
 import { getGlobalLogger } from '../logger.js';
 import { toJsonValue } from '../tool/json-safe.js';
 import { utf8Bytes } from './bytes.js';
+import { createServerSchemaAjv, schemaProblem } from './schema-validator.js';
 import type { Redactor } from './secrets.js';
 
 /** MCP tool annotations (hints about a tool's behaviour; untrusted, from the server). */
@@ -54,29 +56,46 @@ export const DEFAULT_LISTING_LIMITS: McpListingLimits = {
   maxDescriptionChars: 4096,
 };
 
+/**
+ * Entries of a listing's `skipped` list named one by one; the rest are summed up in one last entry (name `*`), so
+ * a listing of 50,000 broken tools stays small in history and in the log.
+ */
+export const MAX_SKIPPED_ENTRIES = 32;
+
 // Tool names per the MCP spec's guidance (letters, digits, `_`, `-`, `.`, `/`), 1 to 128 characters.
 const TOOL_NAME = /^[A-Za-z0-9_.\-/]{1,128}$/;
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
 
 /**
  * Turns a server's `tools/list` result into a {@link McpServerListing}: invalid names, duplicates, oversized
- * schemas and tools past `maxTools` are skipped (each with a logged reason); descriptions are cut to size;
- * annotations keep only the known hints; secrets are redacted everywhere.
+ * schemas, schemas that cannot be compiled (with linear-time regexes: see `createServerSchemaAjv`), names holding
+ * a configured secret and tools past `maxTools` are skipped, each only that tool, with its reason; descriptions
+ * are cut to size; annotations keep only the known hints; secrets are redacted everywhere. `omitted` counts
+ * entries the caller already left out past `maxTools` (see `McpConnection.listTools`). The skipped list names at
+ * most {@link MAX_SKIPPED_ENTRIES} tools and sums up the rest; one warning is logged per listing.
  */
 export function normalizeListing(
   serverName: string,
   tools: readonly SdkTool[],
   limits: McpListingLimits = DEFAULT_LISTING_LIMITS,
   redactor?: Redactor,
+  omitted = 0,
 ): McpServerListing {
   const kept: McpToolDefinition[] = [];
   const skipped: Array<{ name: string; reason: string }> = [];
+  let unnamed = 0;
+  let overLimit = omitted;
   const seen = new Set<string>();
   const skip = (name: string, reason: string): void => {
+    if (skipped.length >= MAX_SKIPPED_ENTRIES) {
+      unnamed++;
+      return;
+    }
     const safeName = String(name).slice(0, 128);
-    skipped.push({ name: safeName, reason });
-    getGlobalLogger().warn(`MCP server '${serverName}': tool '${safeName}' skipped: ${reason}`);
+    skipped.push({ name: redactor ? redactor.text(safeName) : safeName, reason });
   };
+  // One instance per listing, dropped with it: checking schemas leaves no compiled code behind.
+  const ajv = createServerSchemaAjv();
   for (const tool of tools) {
     const name = typeof tool.name === 'string' ? tool.name : '';
     if (!TOOL_NAME.test(name)) {
@@ -85,6 +104,10 @@ export function normalizeListing(
     }
     if (seen.has(name)) {
       skip(name, 'a tool of the same name came earlier in the listing');
+      continue;
+    }
+    if (redactor?.leaks(name)) {
+      skip(name, 'its name contains a configured secret (it could not be offered or called under its name)');
       continue;
     }
     const inputSchema = toJsonValue(tool.inputSchema) as JsonObject;
@@ -96,10 +119,9 @@ export function normalizeListing(
       continue;
     }
     if (kept.length >= limits.maxTools) {
-      skip(name, `the server lists more than ${limits.maxTools} tools (maxTools)`);
+      overLimit++;
       continue;
     }
-    seen.add(name);
     const definition: McpToolDefinition = { name, inputSchema };
     if (typeof tool.title === 'string') definition.title = tool.title.slice(0, 256);
     if (typeof tool.description === 'string' && tool.description) {
@@ -111,11 +133,42 @@ export function normalizeListing(
     if (outputSchema) definition.outputSchema = outputSchema;
     const annotations = pickAnnotations(tool.annotations);
     if (annotations) definition.annotations = annotations;
-    kept.push(
-      redactor ? (redactor.json(definition as unknown as JsonObject) as unknown as McpToolDefinition) : definition,
+    const safe = redactor
+      ? (redactor.json(definition as unknown as JsonObject) as unknown as McpToolDefinition)
+      : definition;
+    const problem = schemaProblemOf(ajv, safe);
+    if (problem) {
+      skip(name, problem);
+      continue;
+    }
+    seen.add(name);
+    kept.push(safe);
+  }
+  if (overLimit > 0) {
+    skipped.push({
+      name: '*',
+      reason: `the server lists more than ${limits.maxTools} tools (maxTools): ${overLimit} more left out`,
+    });
+  }
+  if (unnamed > 0) skipped.push({ name: '*', reason: `${unnamed} more tools skipped (not named here)` });
+  if (skipped.length > 0) {
+    const shown = skipped
+      .slice(0, 5)
+      .map((entry) => `'${entry.name}' (${entry.reason})`)
+      .join('; ');
+    const total = skipped.length - (overLimit > 0 ? 1 : 0) - (unnamed > 0 ? 1 : 0) + overLimit + unnamed;
+    getGlobalLogger().warn(
+      `MCP server '${serverName}': ${total} tools skipped, ${kept.length} kept: ${shown}${skipped.length > 5 ? '; …' : ''}`,
     );
   }
   return { serverName, version: listingVersion(kept), tools: kept, skipped };
+}
+
+function schemaProblemOf(ajv: Ajv, tool: McpToolDefinition): string | undefined {
+  const input = schemaProblem(ajv, tool.inputSchema);
+  if (input) return `its input schema cannot be used: ${input}`;
+  const output = tool.outputSchema ? schemaProblem(ajv, tool.outputSchema) : undefined;
+  return output ? `its output schema cannot be used: ${output}` : undefined;
 }
 
 /** The content hash of a tool list (first 16 hex digits of SHA-256 over its JSON). */

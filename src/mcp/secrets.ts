@@ -23,7 +23,8 @@ const PUBLIC_HEADERS = new Set([
 
 /**
  * The secret strings in a server configuration: header values (except a few public headers), environment
- * values, URL user/password and query values, values of token-like command-line flags, and the config's own
+ * values, URL user/password, query values and token-like path segments (of the server URL and of any URL in a
+ * stdio argument), values of token-like command-line flags, and the config's own
  * `redact` list. Short values count only under a secret-looking name (see the constants above).
  */
 export function collectSecrets(config: MCPServerConfig): string[] {
@@ -35,7 +36,10 @@ export function collectSecrets(config: MCPServerConfig): string[] {
   };
   for (const value of config.redact ?? []) if (value) found.add(value);
   if (config.type === 'stdio') {
-    for (const [name, value] of Object.entries(config.env ?? {})) add(value, name);
+    for (const [name, value] of Object.entries(config.env ?? {})) {
+      add(value, name);
+      for (const url of value.match(URL_IN_TEXT) ?? []) collectFromUrl(url, add);
+    }
     collectFromArgs(config.args ?? [], add);
     return [...found];
   }
@@ -50,6 +54,9 @@ export function collectSecrets(config: MCPServerConfig): string[] {
 
 function collectFromArgs(args: readonly string[], add: (value: unknown, name: string) => void): void {
   args.forEach((arg, index) => {
+    // A URL anywhere in an argument (`postgresql://app:S3cret@db/prod`, `--db=https://…?key=…`) carries
+    // credentials in its user, password, query values and token-like path segments.
+    for (const url of arg.match(URL_IN_TEXT) ?? []) collectFromUrl(url, add);
     const flag = /^--?([\w.-]+)(?:=(.*))?$/s.exec(arg);
     if (!flag?.[1] || !SECRET_NAME.test(flag[1])) return;
     if (flag[2] !== undefined) add(flag[2], flag[1]);
@@ -64,9 +71,26 @@ function collectFromUrl(url: string | URL, add: (value: unknown, name: string) =
   } catch {
     return;
   }
-  add(decodeURIComponent(parsed.username), 'user');
-  add(decodeURIComponent(parsed.password), 'password');
+  add(safeDecode(parsed.username), 'user');
+  add(safeDecode(parsed.password), 'password');
   for (const [name, value] of parsed.searchParams) add(value, name);
+  for (const segment of parsed.pathname.split('/')) {
+    const decoded = safeDecode(segment);
+    if (TOKEN_SEGMENT.test(decoded) && /[0-9]/.test(decoded) && /[A-Za-z]/.test(decoded)) add(decoded, 'token');
+  }
+}
+
+// `scheme://…` up to whitespace or a quote.
+const URL_IN_TEXT = /[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^\s"'<>]+/g;
+// A path segment that looks like a credential (webhook and bot tokens): 20+ URL-safe characters, letters and digits.
+const TOKEN_SEGMENT = /^[A-Za-z0-9_\-.~:]{20,}$/;
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 function collectFromHeaders(headers: HeadersInit | undefined, add: (value: unknown, name: string) => void): void {

@@ -1,4 +1,4 @@
-import { decide, contextMap, type MCPAuthorizationConfig } from './authorization.js';
+import { decide, identityFor, type MCPAuthorizationConfig } from './authorization.js';
 import { normalizeCallResult, type McpCallOutcome } from './call-result.js';
 import type { McpProgress } from './connection.js';
 import type { McpConnectionPool, McpServerTarget } from './connection-pool.js';
@@ -66,19 +66,18 @@ export async function listServerTools(
       connection.listTools({ signal: options.signal, timeoutMs, maxTools: limits.maxTools + 1 }),
     ),
   );
-  const listing = normalizeListing(target.serverName, raw, limits, pool.redactor(target));
+  const listing = normalizeListing(target.serverName, raw.tools, limits, pool.redactor(target), raw.omitted);
   pool.noteListing(target, listing.version);
   const authorization = options.authorization;
   if (!authorization?.filterOnDiscovery) return listing;
-  const context = contextMap(options.context);
+  const identity = await identityFor(authorization, options);
   const allowed = [];
   for (const tool of listing.tools) {
     const decision = await decide(authorization.can, {
       toolName: tool.name,
       serverName: target.serverName,
       action: 'discovery',
-      userId: options.userId,
-      context,
+      ...identity,
     });
     if (decision.allowed) allowed.push(tool);
   }
@@ -106,8 +105,7 @@ export async function callServerTool(
       serverName: target.serverName,
       action: 'execution',
       arguments: args,
-      userId: options.userId,
-      context: contextMap(options.context),
+      ...(await identityFor(authorization, options)),
     });
     if (!decision.allowed) throw new MCPAuthorizationError(toolName, target.serverName, decision.reason);
   }

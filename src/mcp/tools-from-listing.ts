@@ -1,9 +1,10 @@
-import { convertJsonSchemaToZod } from 'zod-from-json-schema';
 import { getGlobalLogger } from '../logger.js';
 import { createTool, type AnyTool, type ToolExecuteOptions } from '../tool/tool.js';
 import type { McpCallOutcome } from './call-result.js';
 import { McpToolError } from './errors/mcp-tool-error.js';
 import type { McpServerListing, McpToolDefinition } from './listing.js';
+import { parametersFromServerSchema } from './parameters-from-schema.js';
+import { offeredToolName } from './offered-name.js';
 
 /** Runs one remote tool for a tool built by {@link mcpToolsFromListing}: with the *current* call's options. */
 export type McpToolCaller = (
@@ -30,9 +31,9 @@ export function mcpToolOrigin(tool: unknown): McpToolOrigin | undefined {
 /**
  * Builds our tools from a server's listing, live or recorded (plain JSON, so a durable run can rebuild the same
  * tools from history on any worker). Each tool:
- * - is named `<server>_<tool>`, described by the server or `Executes the remote tool: <tool>`;
- * - has parameters converted from the JSON Schema with `zod-from-json-schema` (a schema that cannot be converted
- *   skips only that tool, with an error log naming it);
+ * - is named `<server>_<tool>`, or a provider-safe stand-in for it ({@link offeredToolName}), described by the server or `Executes the remote tool: <tool>`;
+ * - has parameters converted from the JSON Schema by {@link parametersFromServerSchema} (the server's regexes run
+ *   only on RE2; a schema that cannot be converted skips only that tool, with an error log naming it);
  * - carries the MCP annotations in `mcp`;
  * - runs through `call` and returns the outcome's `output`; an `isError` outcome throws {@link McpToolError}, so
  *   the agent pipeline gives the model an error result.
@@ -47,7 +48,7 @@ export function mcpToolsFromListing(
   for (const definition of definitions as readonly McpToolDefinition[]) {
     let parameters;
     try {
-      parameters = convertJsonSchemaToZod(definition.inputSchema as never);
+      parameters = parametersFromServerSchema(definition.inputSchema);
     } catch (error) {
       getGlobalLogger().error(
         `Failed to create tool wrapper for '${definition.name}' on MCP server '${serverName}': its input schema ` +
@@ -56,7 +57,7 @@ export function mcpToolsFromListing(
       continue;
     }
     const tool = createTool({
-      name: `${serverName}_${definition.name}`,
+      name: offeredToolName(serverName, definition.name),
       description: definition.description || `Executes the remote tool: ${definition.name}`,
       parameters,
       ...(definition.annotations ? { mcp: { ...definition.annotations } } : {}),

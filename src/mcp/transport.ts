@@ -1,9 +1,8 @@
-import type { Readable } from 'node:stream';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { boundedFetch } from './bounded-fetch.js';
+import { GroupStdioTransport } from './stdio-transport.js';
 import type { MCPServerConfig, MCPTransportKind } from './types.js';
 
 /**
@@ -29,19 +28,15 @@ export function createTransport(
 ): Transport {
   if (kind === 'stdio') {
     if (config.type !== 'stdio') throw new Error(`stdio transport for a '${config.type}' configuration`);
-    const transport = new StdioClientTransport({
+    // Each server in its own process group, ended whole on close (see GroupStdioTransport).
+    const transport = new GroupStdioTransport({
       command: config.command,
       args: config.args ?? [],
       env: config.env,
       cwd: config.cwd,
-      stderr: 'pipe',
       maxBufferSize: MAX_SERVER_MESSAGE_BYTES,
+      onStderr: hooks.onStderr,
     });
-    const stderr = transport.stderr as Readable | null;
-    stderr?.setEncoding('utf8');
-    stderr?.on('data', (chunk: string) => hooks.onStderr(chunk));
-    // A stream without an 'error' listener throws the error at the process: never let a server's pipe do that.
-    stderr?.on('error', () => {});
     return transport;
   }
   if (config.type === 'stdio') throw new Error(`${kind} transport for a stdio configuration`);

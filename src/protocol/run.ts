@@ -146,6 +146,15 @@ export interface ToolProgress {
 /** Status of a run as its state query reports it. */
 export type RunStatus = 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
 
+/**
+ * One MCP server of the run as its listing left it: `listed` (with the number of tools the run may use and of
+ * entries skipped), or `failed` with the reason and message — a server skipped by the worker's circuit breaker
+ * says so in its message (see docs/mcp.md, "Hung and failing servers").
+ */
+export type McpServerStatus =
+  | { server: string; status: 'listed'; tools: number; skipped: number }
+  | { server: string; status: 'failed'; reason: string; message: string };
+
 /** Answer of the state query. */
 export interface RunState {
   status: RunStatus;
@@ -158,6 +167,8 @@ export interface RunState {
   runningTools: RunningTool[];
   messageCount: number;
   lastEventSeq: number;
+  /** The run's MCP servers (absent in answers of workers from before 0.4.0). */
+  mcpServers?: McpServerStatus[];
 }
 
 /** An approval decision as sent by a client. */

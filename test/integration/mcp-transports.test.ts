@@ -61,7 +61,8 @@ describe('MCPConfiguration over every transport', () => {
       },
     ]);
     expect(messagesAt(logs, 'error').join('\n')).toMatch(/Error fetching tools from MCP server down/);
-    expect(messagesAt(logs, 'error').join('\n')).toMatch(/Failed to create tool wrapper for 'broken-schema'/);
+    // Skipped while listing (its pattern does not compile), with the reason, in one warning per listing.
+    expect(messagesAt(logs, 'warn').join('\n')).toMatch(/'broken-schema' \(its input schema cannot be used: pattern/);
   });
 
   it('runs tools on each transport: text, structured content, isError and a throwing remote tool', async () => {

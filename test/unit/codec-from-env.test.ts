@@ -71,6 +71,20 @@ describe('payloadCodecFromEnv', () => {
     expect(value((await rollingOut.decode([old!]))[0]!)).toEqual(value(large));
   });
 
+  it('refuses one key id listed twice with different keys (the first key was silently dropped)', () => {
+    expect(() =>
+      payloadCodecFromEnv({
+        DURABLE_AGENT_DECRYPTION_KEYS: `old:${KEY_1.toString('base64')},old:${KEY_2.toString('base64')}`,
+      }),
+    ).toThrow(/lists key id 'old' twice with different keys/);
+    // The same key twice (in another encoding) is harmless.
+    expect(
+      payloadCodecFromEnv({
+        DURABLE_AGENT_DECRYPTION_KEYS: `old:${KEY_1.toString('base64')},old:${KEY_1.toString('hex')}`,
+      }).knownKeyIds,
+    ).toEqual(['old']);
+  });
+
   it('refuses invalid settings, naming the variable', () => {
     expect(() => payloadCodecFromEnv({ DURABLE_AGENT_COMPRESSION: 'zstd' })).toThrow(/DURABLE_AGENT_COMPRESSION/);
     expect(() => payloadCodecFromEnv({ DURABLE_AGENT_DECRYPTION_KEYS: 'nocolon' })).toThrow(/<key id>:<key>/);

@@ -40,7 +40,7 @@ describe('normalizeListing', () => {
     expect(normalizeListing('srv', [{ ...tools[0]!, description: 'Other.' }]).version).not.toBe(a.version);
   });
 
-  it('skips bad names, duplicates, oversized schemas and tools past the limit, logging each reason', () => {
+  it('skips bad names, duplicates, oversized schemas and tools past the limit, logging once with the reasons', () => {
     const huge = objectSchema({
       a: { type: 'string', description: 'x'.repeat(DEFAULT_LISTING_LIMITS.maxSchemaBytes) },
     });
@@ -56,9 +56,11 @@ describe('normalizeListing', () => {
       { ...DEFAULT_LISTING_LIMITS, maxTools: 1 },
     );
     expect(listing.tools.map((tool) => tool.name)).toEqual(['ok']);
-    expect(listing.skipped.map((entry) => entry.name)).toEqual(['ok', 'bad name!', 'huge', 'one-too-many']);
+    // Tools past maxTools are counted in one entry, not named (a server may list 50,000).
+    expect(listing.skipped.map((entry) => entry.name)).toEqual(['ok', 'bad name!', 'huge', '*']);
     expect(listing.skipped[2]!.reason).toMatch(/over the limit of 65536 \(maxSchemaBytes\)/);
-    expect(messagesAt(logs, 'warn').filter((m) => m.includes("MCP server 'srv'"))).toHaveLength(4);
+    expect(listing.skipped[3]!.reason).toMatch(/more than 1 tools \(maxTools\): 1 more left out/);
+    expect(messagesAt(logs, 'warn').filter((m) => m.includes("MCP server 'srv'"))).toHaveLength(1);
   });
 
   it('redacts secrets and cuts long descriptions', () => {

@@ -6,6 +6,7 @@ import { getGlobalLogger } from '../../logger.js';
 import type { MCPConfiguration } from '../../mcp/configuration.js';
 import { McpConnectionPool, type McpConnectionPoolOptions } from '../../mcp/connection-pool.js';
 import { mcpToolsFromListing } from '../../mcp/tools-from-listing.js';
+import { withoutCollisions } from '../../mcp/tool-names.js';
 import { jsonBytes, type McpListingRecord, type McpListingRef, type RunRef } from '../../protocol/index.js';
 import { mergeRunTools } from '../../agent/run-tools.js';
 import { ToolManager } from '../../tool/tool-manager.js';
@@ -58,8 +59,10 @@ export class McpRuntime {
    */
   async runTools(agent: Agent, run: RunRef, own: ToolManager, refs: McpListingRef[] | undefined): Promise<ToolManager> {
     if (!refs?.length || !agent.mcp) return own;
-    const mcpTools: AnyTool[] = [];
+    let mcpTools: AnyTool[] = [];
     for (const ref of refs) mcpTools.push(...this.toolsOf(agent, agent.mcp, await this.listing(run, ref)));
+    // Tools of two servers offered under one name are both left out (logged), never one taking the other's calls.
+    mcpTools = withoutCollisions(mcpTools).tools;
     const names = new Set(own.getAllToolNames());
     const clashing = mcpTools.filter((tool) => names.has(tool.name)).map((tool) => tool.name);
     if (clashing.length > 0) {
