@@ -12,7 +12,7 @@ import {
   type RunEvent,
   type RunState,
 } from '../protocol/index.js';
-import type { Command } from './args.js';
+import type { ClientCommand, Command } from './args.js';
 import { CliFailure } from './errors/cli-failure.js';
 import { explainError, type ConnectionInfo } from './explain-error.js';
 import { createEventFormatter, formatDecision, formatListRow, formatState } from './format.js';
@@ -45,7 +45,7 @@ export interface CommandContext {
 export const INTERRUPTED = 130;
 
 /** Runs one command (not `help`) and resolves with the exit status. */
-export async function runCommand(command: Exclude<Command, { name: 'help' }>, ctx: CommandContext): Promise<number> {
+export async function runCommand(command: ClientCommand, ctx: CommandContext): Promise<number> {
   const runId = 'runId' in command ? command.runId : undefined;
   try {
     return await dispatch(command, ctx);
@@ -54,7 +54,7 @@ export async function runCommand(command: Exclude<Command, { name: 'help' }>, ct
   }
 }
 
-async function dispatch(command: Exclude<Command, { name: 'help' }>, ctx: CommandContext): Promise<number> {
+async function dispatch(command: ClientCommand, ctx: CommandContext): Promise<number> {
   const { style } = ctx;
   switch (command.name) {
     case 'start': {

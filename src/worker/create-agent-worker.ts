@@ -11,6 +11,7 @@ import { type ProviderRegistry } from '../models/provider-registry.js';
 import { DEFAULT_TASK_QUEUE } from '../protocol/index.js';
 import type { AgentTelemetry } from '../telemetry/agent-telemetry.js';
 import { DurableAgentPlugin } from './plugin.js';
+import { installQuietRuntime } from './worker-log-level.js';
 
 export { workflowsPath } from './workflow-paths.js';
 
@@ -80,6 +81,8 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     ...(options.telemetry !== undefined ? { telemetry: options.telemetry } : {}),
   });
   const settings = resolveConnection(options);
+  // Before the first connection: the runtime, and so its logger, is per process.
+  if (!options.connection) installQuietRuntime(options.env);
   const connection = options.connection ?? (await connectWorker(settings));
   const worker = await Worker.create({
     ...options.worker,

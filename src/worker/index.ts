@@ -6,7 +6,14 @@ export { createAgentWorker, type AgentWorkerOptions } from './create-agent-worke
 export { runUntilSignal, type RunUntilSignalOptions } from './run-until-signal.js';
 export { AgentPluginError, isAgentPluginError, type AgentPluginErrorCode } from './errors/agent-plugin-error.js';
 export { USER_WORKFLOWS_ALIAS, combinedWorkflowsPath, workflowsPath } from './workflow-paths.js';
-export { resolveTemporalBinary, startDevServer, type DevServer, type DevServerOptions } from './dev-server.js';
+export {
+  ensureTemporalBinary,
+  resolveTemporalBinary,
+  startDevServer,
+  temporalCacheDir,
+  type DevServer,
+  type DevServerOptions,
+} from './dev-server.js';
 export { createActivities, type CreateActivitiesOptions } from '../../activities/index.js';
 export { DEFAULT_WORKER_LIMITS, type WorkerLimits } from '../../activities/limits.js';
 export { McpRuntime } from '../../activities/mcp-runtime.js';
@@ -15,3 +22,5 @@ export * from '../codec/index.js';
 export * from '../telemetry/index.js';
 export { REDACTED, redactSecrets, registerSecret } from '../secrets/index.js';
 export { connectWorker } from '../connection/connect-worker.js';
+export { LOG_LEVEL_ENV, installQuietRuntime, workerLogLevel } from './worker-log-level.js';
+export { checkAgentCredentials } from './check-credentials.js';

@@ -15,6 +15,7 @@ import type { WorkerLimits } from '../../activities/limits.js';
 import { McpRuntime } from '../../activities/mcp-runtime.js';
 import type { TranscriptCacheLimits } from '../../activities/transcripts.js';
 import { ProviderRegistry } from '../models/provider-registry.js';
+import { checkAgentCredentials } from './check-credentials.js';
 import { createActivitySpanInterceptor } from '../telemetry/activity-spans.js';
 import type { AgentTelemetry } from '../telemetry/agent-telemetry.js';
 import { telemetryFromEnv } from '../telemetry/telemetry-from-env.js';
@@ -108,9 +109,13 @@ export class DurableAgentPlugin extends SimplePlugin {
     this.payloadCodec = options.payloadCodec;
     this.telemetry = telemetry;
     this.mcp = options.mcp ?? new McpRuntime();
+    const agents = options.agents instanceof AgentRegistry ? options.agents : AgentRegistry.from(options.agents);
+    const providers = options.providers ?? new ProviderRegistry();
+    // Before any connection: an agent whose provider has no key stops the worker here, not each run later.
+    checkAgentCredentials(agents, providers);
     this.agentActivities = createActivities({
-      agents: options.agents instanceof AgentRegistry ? options.agents : AgentRegistry.from(options.agents),
-      providers: options.providers ?? new ProviderRegistry(),
+      agents,
+      providers,
       mcp: this.mcp,
       ...(options.limits ? { limits: options.limits } : {}),
       ...(options.maxToolOutputBytes !== undefined ? { maxToolOutputBytes: options.maxToolOutputBytes } : {}),

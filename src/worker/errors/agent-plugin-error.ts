@@ -1,7 +1,7 @@
 const MARKER = Symbol.for('durable-agent.error.AgentPluginError');
 
 /** Why the agent plugin refused a worker's configuration. */
-export type AgentPluginErrorCode = 'ACTIVITY_NAME_TAKEN';
+export type AgentPluginErrorCode = 'ACTIVITY_NAME_TAKEN' | 'MISSING_CREDENTIALS';
 
 /**
  * Thrown while a worker is being created with `DurableAgentPlugin` when the worker's own configuration clashes with
