@@ -55,7 +55,7 @@ export const COMMANDS = {
     details: [
       '[agentsFile] (default ./agents.ts, else ./src/agents.ts) exports its agents: `export const agents = [...]`,',
       'a default export of an agent or an array, or exported Agent instances. The dev server keeps its state in',
-      '.durable-agent/dev.db and serves the Web UI; the worker restarts when a file under the project changes.',
+      ".durable-agent/dev.db and serves the Web UI; the worker restarts when a file in the agents file's folder changes.",
     ].join('\n'),
     options: { help: HELP },
   },

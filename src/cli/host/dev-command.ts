@@ -21,6 +21,9 @@ const IGNORED = new Set(['node_modules', '.durable-agent', '.git', 'dist', 'cove
 export async function devCommand(agentsFile: string | undefined, io: HostIo): Promise<number> {
   const file = findAgentsFile(agentsFile);
   const projectDir = process.cwd();
+  // The agents file's folder, not the whole project: a recursive watch of node_modules would cost thousands of
+  // inotify watches.
+  const watchedDir = dirname(file);
   const server = io.env.TEMPORAL_ADDRESS ? undefined : await startServer(projectDir, io);
   const env = server
     ? { ...io.env, TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: server.namespace }
@@ -50,13 +53,13 @@ export async function devCommand(agentsFile: string | undefined, io: HostIo): Pr
     launch();
     let timer: NodeJS.Timeout | undefined;
     let restarting = Promise.resolve();
-    watcher = watch(projectDir, { recursive: true }, (_event, name) => {
+    watcher = watch(watchedDir, { recursive: true }, (_event, name) => {
       if (!name || name.split(sep).some((part) => IGNORED.has(part))) return;
       clearTimeout(timer);
       timer = setTimeout(() => {
         restarting = restarting.then(async () => {
           if (stopped.signal.aborted) return;
-          io.note(`\n${relative(projectDir, join(projectDir, name))} changed: restarting the worker`);
+          io.note(`\n${relative(projectDir, join(watchedDir, name))} changed: restarting the worker`);
           await stopChild(child);
           if (!stopped.signal.aborted) launch();
         });
