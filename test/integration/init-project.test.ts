@@ -1,4 +1,6 @@
-// The road a newcomer walks, from this repository's `npm pack` in a folder outside it: `durable-agent init`, an
+// What `npm pack` ships, checked by publint and Are The Types Wrong (every file `exports` names is in the tarball and
+// resolves with its types under node16 and bundlers); then the road a newcomer walks, from that tarball in a folder
+// outside the repository: `durable-agent init`, an
 // `npm install` of the tarball and the project's pinned dependencies (from the registry, the npm cache first), then
 // the generated project's own `npm test` (a scripted-model test and an offline end-to-end test on the embedded dev
 // server) and `npm start`. The Temporal CLI is not given to the project: the package installs it into a fresh user
@@ -9,7 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { publint } from 'publint';
+import { formatMessage } from 'publint/utils';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const exec = promisify(execFile);
@@ -42,12 +46,32 @@ async function sh(command: string, args: string[], cwd: string, timeout = 240_00
   }
 }
 
+let tarball: string;
+
+beforeAll(async () => {
+  await sh('npm', ['run', 'build'], ROOT);
+  const { stdout: packed } = await sh('npm', ['pack', '--pack-destination', work, '--json'], ROOT);
+  tarball = join(work, (JSON.parse(packed) as Array<{ filename: string }>)[0]!.filename);
+}, 300_000);
+
+describe('the npm package', () => {
+  it('ships what its exports, types and bin point at (publint, attw)', async () => {
+    const file = readFileSync(tarball);
+    const bytes = file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength);
+    const { messages, pkg } = await publint({ pack: { tarball: bytes }, level: 'suggestion', strict: true });
+    expect(messages.map((message) => formatMessage(message, pkg))).toEqual([]);
+    // An ESM-only package: CommonJS and node10 resolution are out of scope, everything else must resolve.
+    const attw = join(ROOT, 'node_modules', '.bin', 'attw');
+    await sh(attw, [tarball, '--profile', 'esm-only', '--format', 'table-flipped'], ROOT);
+    const { stdout: listing } = await sh('tar', ['-tzf', tarball], work);
+    expect(listing).not.toMatch(/\.map$/m);
+    expect(listing).toContain('package/scripts/install-temporal.mjs');
+    expect(listing).toContain('package/templates/project/src/agents.ts');
+  });
+});
+
 describe('durable-agent init, from npm pack', () => {
   it('writes a project that installs, passes its own tests and runs offline with npm start', async () => {
-    await sh(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json'], ROOT);
-    const { stdout: packed } = await sh('npm', ['pack', '--pack-destination', work, '--json'], ROOT);
-    const tarball = join(work, (JSON.parse(packed) as Array<{ filename: string }>)[0]!.filename);
-
     const init = await sh(process.execPath, [join(ROOT, 'bin', 'durable-agent.mjs'), 'init', 'my-agent'], work);
     expect(init.stdout).toContain('npm start');
     const project = join(work, 'my-agent');
