@@ -167,6 +167,7 @@ async function watch(run: AgentRun, after: number, ctx: CommandContext): Promise
 
   let last = after;
   let terminal: RunEvent['type'] | undefined;
+  let failure: string | undefined;
   let prompter = ctx.prompter;
   let waitingNoted = state === undefined;
   while (terminal === undefined && !ctx.signal?.aborted) {
@@ -176,6 +177,7 @@ async function watch(run: AgentRun, after: number, ctx: CommandContext): Promise
         waitingNoted = false;
         ctx.out(format(event));
         if (TERMINAL_EVENT_TYPES.has(event.type)) terminal = event.type;
+        if (event.type === 'failed') failure = event.message;
         else if (prompter && !(await offerInline(run, event, { ...ctx, prompter }))) prompter = undefined;
       }
     } catch (error) {
@@ -188,7 +190,7 @@ async function watch(run: AgentRun, after: number, ctx: CommandContext): Promise
     }
   }
   if (terminal === undefined) return INTERRUPTED;
-  if (terminal === 'failed') await explainFailure(run, ctx);
+  if (terminal === 'failed') await explainFailure(run, ctx, failure ?? '');
   return terminal === 'finished' ? 0 : 1;
 }
 
@@ -226,13 +228,16 @@ function isUnanswered(error: unknown): boolean {
  * The `failed` event carries the top-level message (often just "Activity task failed"); the reason a person needs
  * is at the bottom of the failure's cause chain, which the workflow result has.
  */
-async function explainFailure(run: AgentRun, ctx: CommandContext): Promise<void> {
+async function explainFailure(run: AgentRun, ctx: CommandContext, shown: string): Promise<void> {
   try {
     await ctx.client.temporal.connection.withDeadline(Date.now() + ctx.requestTimeoutMs, () => run.handle.result());
   } catch (error) {
     let root: unknown = error;
     while (root instanceof Error && root.cause instanceof Error) root = root.cause;
-    if (root instanceof Error && root !== error) ctx.out(`    ${ctx.style.red('cause:')} ${root.message}`);
+    // Said once: the failed event often carries the root cause's message already ("Unknown agent …").
+    if (root instanceof Error && root !== error && !shown.includes(root.message)) {
+      ctx.out(`    ${ctx.style.red('cause:')} ${root.message}`);
+    }
   }
 }
 

@@ -93,6 +93,21 @@ describe('durable-agent dev and worker', () => {
     expect(await exited).toBe(0);
   }, 180_000);
 
+  it('exits as soon as the connection is refused, instead of waiting out the connect timeout', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cli-refused-'));
+    // Port 1 on loopback: nothing listens, the kernel refuses at once.
+    const list = launch(['list'], dir, { TEMPORAL_ADDRESS: '127.0.0.1:1' });
+    await list.waitFor(/nothing is listening on 127\.0\.0\.1:1 \(connection refused\)/, 60_000);
+    const printed = Date.now();
+    const code = await new Promise<number | null>((resolveExit) => {
+      if (list.child.exitCode !== null) resolveExit(list.child.exitCode);
+      else list.child.once('exit', resolveExit);
+    });
+    expect(code).toBe(1);
+    // The SDK's connect timeout is 10 s; a process that lingers after its message was waiting on it.
+    expect(Date.now() - printed).toBeLessThan(3_000);
+  }, 90_000);
+
   it('worker hosts the agents against TEMPORAL_ADDRESS', async () => {
     const project = agentsProject(['greeter']);
     const { address, namespace } = testServer();

@@ -142,9 +142,9 @@ describe('durable-agent CLI', () => {
       // A run that fails shows why, from the bottom of the failure chain, and the watch exits 1.
       const unknown = await cli(taskQueue, 'start', 'no-such-agent', 'hello', '--watch');
       expect(unknown.code).toBe(1);
-      expect(unknown.stdout).toMatch(
-        / failed: .*\n {4}cause: Unknown agent 'no-such-agent'\. Known agents: assistant\./,
-      );
+      expect(unknown.stdout).toMatch(/ failed: [^]*Unknown agent 'no-such-agent'\. Known agents: assistant\./);
+      // Said once, not in the failed event and again as its cause.
+      expect(unknown.stdout.split("Unknown agent 'no-such-agent'")).toHaveLength(2);
     });
   });
 

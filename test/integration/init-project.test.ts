@@ -6,7 +6,7 @@
 // server) and `npm start`. The Temporal CLI is not given to the project: the package installs it into a fresh user
 // cache directory (XDG_CACHE_HOME) by itself. About a minute here, most of it the npm install.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +47,12 @@ async function sh(command: string, args: string[], cwd: string, timeout = 240_00
 }
 
 let tarball: string;
+// bin/durable-agent.mjs runs dist/ when it exists: a build left behind would shadow the sources in later tests.
+const hadDist = existsSync(join(ROOT, 'dist'));
+
+afterAll(() => {
+  if (!hadDist) rmSync(join(ROOT, 'dist'), { recursive: true, force: true });
+});
 
 beforeAll(async () => {
   await sh('npm', ['run', 'build'], ROOT);
