@@ -15,10 +15,18 @@ import {
 import type { ClientCommand, Command } from './args.js';
 import { CliFailure } from './errors/cli-failure.js';
 import { explainError, type ConnectionInfo } from './explain-error.js';
-import { createEventFormatter, formatDecision, formatListRow, formatState } from './format.js';
+import {
+  createEventFormatter,
+  formatDecision,
+  formatListHeader,
+  formatListedRun,
+  formatOutcome,
+  formatState,
+} from './format.js';
 import { elicitationDetails, formatElicitationAnswer } from './format-elicitation.js';
 import { INLINE_ACTIONS, type InlineContext } from './inline-actions.js';
 import type { Prompter } from './prompter.js';
+import { listRuns, runOutcome } from './run-overview.js';
 import type { Style } from './style.js';
 import { shellQuote, terminalSafeLine } from './terminal-text.js';
 import { CLI_COMMAND } from './usage.js';
@@ -53,6 +61,9 @@ export async function runCommand(command: ClientCommand, ctx: CommandContext): P
     throw explainError(error, { ...ctx.connection, ...(runId !== undefined ? { runId } : {}) });
   }
 }
+
+/** How long `list` waits for running runs to say what they wait for (all asked at once). */
+const LIST_STATE_TIMEOUT_MS = 2_000;
 
 async function dispatch(command: ClientCommand, ctx: CommandContext): Promise<number> {
   const { style } = ctx;
@@ -124,18 +135,26 @@ async function dispatch(command: ClientCommand, ctx: CommandContext): Promise<nu
       return 0;
     }
     case 'state': {
-      const state = await ctx.client.getRun(command.runId).state();
+      const run = ctx.client.getRun(command.runId);
+      const state = await run.state();
       // JSON escapes control characters, so --json output is terminal-safe too.
-      ctx.out(command.json ? JSON.stringify(state, null, 2) : formatState(command.runId, state, { style }));
+      if (command.json) {
+        ctx.out(JSON.stringify(state, null, 2));
+        return 0;
+      }
+      const outcome = await runOutcome(run, state);
+      ctx.out([formatState(command.runId, state, { style }), ...formatOutcome(outcome, { style })].join('\n'));
       return 0;
     }
     case 'list': {
-      let count = 0;
-      for await (const row of ctx.client.list(command.query)) {
-        ctx.out(formatListRow(row, style));
-        if (++count >= command.limit) break;
-      }
-      if (count === 0) {
+      const rows = await listRuns(ctx.client, {
+        ...(command.query !== undefined ? { query: command.query } : {}),
+        limit: command.limit,
+        stateTimeoutMs: LIST_STATE_TIMEOUT_MS,
+      });
+      if (rows.length > 0) ctx.out(formatListHeader(style));
+      for (const row of rows) ctx.out(formatListedRun(row, style));
+      if (rows.length === 0) {
         ctx.note(
           `No runs${command.query ? ' match the query' : ''} in namespace '${terminalSafeLine(ctx.connection.namespace)}'.`,
         );
