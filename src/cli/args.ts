@@ -2,7 +2,7 @@
 // type is a unit test, and nothing reaches Temporal until the whole line makes sense.
 import { parseArgs } from 'node:util';
 import type { JsonObject, JsonValue } from '../protocol/index.js';
-import { closestName } from './did-you-mean.js';
+import { closestNames } from './did-you-mean.js';
 import { CliUsageError } from './errors/cli-usage-error.js';
 import { COMMANDS, isCommandName, type CommandName, type CommandSpec } from './usage.js';
 
@@ -158,8 +158,9 @@ export function parseCommand(argv: readonly string[]): Command {
 }
 
 function unknownCommand(typed: string): string {
-  const suggestion = closestName(typed, [...Object.keys(COMMANDS), 'help']);
-  return `Unknown command '${typed}'.${suggestion ? ` Did you mean '${suggestion}'?` : ''}`;
+  const suggestions = closestNames(typed, [...Object.keys(COMMANDS), 'help']).map((name) => `'${name}'`);
+  const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.join(' or ')}?` : '';
+  return `Unknown command '${typed}'.${hint}`;
 }
 
 type OptionValues = Record<string, string | boolean | undefined>;

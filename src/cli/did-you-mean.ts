@@ -3,15 +3,22 @@
 
 /** The candidate closest to `typed` (case-insensitive), or undefined when none is within a typo's distance. */
 export function closestName(typed: string, candidates: readonly string[]): string | undefined {
+  return closestNames(typed, candidates)[0];
+}
+
+/** Every candidate at the smallest distance from `typed` within a typo's distance ("stat": start and state). */
+export function closestNames(typed: string, candidates: readonly string[]): string[] {
   const word = typed.toLowerCase();
   // One edit per three letters, at least one: "stat" → "state", "lsit" → "list", but "foo" matches nothing.
   const allowed = Math.max(1, Math.floor(word.length / 3));
-  let best: { name: string; distance: number } | undefined;
+  let best = allowed + 1;
+  let names: string[] = [];
   for (const name of candidates) {
     const distance = editDistance(word, name.toLowerCase());
-    if (distance <= allowed && (best === undefined || distance < best.distance)) best = { name, distance };
+    if (distance < best) [best, names] = [distance, [name]];
+    else if (distance === best) names.push(name);
   }
-  return best?.name;
+  return names;
 }
 
 /** Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours cost 1. */

@@ -2,7 +2,7 @@
 // command line in a child process, a real embedded dev server (dev) or the suite's server (worker), and a client
 // that runs the hosted agent. dev restarts its worker when the file changes, and keeps the server.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -106,6 +106,13 @@ describe('durable-agent dev and worker', () => {
     expect(code).toBe(1);
     // The SDK's connect timeout is 10 s; a process that lingers after its message was waiting on it.
     expect(Date.now() - printed).toBeLessThan(3_000);
+  }, 90_000);
+
+  it('says how to fix an agents file that loads as CommonJS', async () => {
+    const project = agentsProject(['greeter']);
+    rmSync(join(project.dir, 'package.json'));
+    const worker = launch(['worker'], project.dir, { TEMPORAL_ADDRESS: testServer().address });
+    await worker.waitFor(/add "type": "module" to your package\.json, or name the file agents\.mts/, 60_000);
   }, 90_000);
 
   it('worker hosts the agents against TEMPORAL_ADDRESS', async () => {

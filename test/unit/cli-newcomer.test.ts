@@ -21,6 +21,7 @@ describe('did you mean', () => {
     expect(closestName('frobnicate', ['list', 'state'])).toBeUndefined();
     expect(() => parseCommand(['wacth', 'r1'])).toThrow("Unknown command 'wacth'. Did you mean 'watch'?");
     expect(() => parseCommand(['help', 'int'])).toThrow("Did you mean 'init'?");
+    expect(() => parseCommand(['stat', 'r1'])).toThrow("Did you mean 'start' or 'state'?");
   });
 });
 

@@ -35,7 +35,21 @@ export function findAgentsFile(given: string | undefined, cwd: string = process.
  */
 export async function loadAgents(file: string): Promise<Agent[]> {
   if (/\.[mc]?tsx?$/.test(file)) await registerTypeScript(file);
-  const loaded = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  let loaded: Record<string, unknown>;
+  try {
+    loaded = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    // tsx compiles a .ts file outside an ES-module package as CommonJS, which cannot load this ESM-only package.
+    if (/require\(\) ES Module|ERR_REQUIRE_ESM|Cannot use import statement/.test(message)) {
+      throw new CliFailure(
+        `${file} could not be loaded as an ES module (${message.split('\n')[0]}). durable-agent is ESM-only: add ` +
+          '"type": "module" to your package.json, or name the file agents.mts.',
+        { cause: error },
+      );
+    }
+    throw error;
+  }
   const chosen = loaded.agents ?? loaded.default;
   const agents = (chosen === undefined ? Object.values(loaded) : [chosen].flat()).filter(isAgent);
   if (agents.length === 0) {
