@@ -324,11 +324,12 @@ function timeOfDay(iso: string): string {
 
 /** The answer and decisions lines `state` adds under a run's state. */
 export function formatOutcome(
-  outcome: { answer?: string; decisions: ReadonlyArray<DecisionLine> },
+  outcome: { answer?: string; failure?: string; decisions: ReadonlyArray<DecisionLine> },
   options: FormatOptions = {},
 ): string[] {
   const style = options.style ?? PLAIN;
   const lines: string[] = [];
+  if (outcome.failure !== undefined) lines.push(`  ${style.red('failure:')}  ${terminalSafeLine(outcome.failure)}`);
   if (outcome.answer !== undefined) {
     const answer = terminalSafe(outcome.answer).trim();
     lines.push(`  answer:   ${answer.length > 2_000 ? `${answer.slice(0, 1_999)}…` : answer}`);

@@ -18,6 +18,8 @@ export type DecisionView = Pick<
 export interface RunOutcome {
   /** The final text of a completed run. */
   answer?: string;
+  /** Why a failed run failed: the message at the bottom of its failure's cause chain. */
+  failure?: string;
   decisions: DecisionView[];
 }
 
@@ -29,6 +31,21 @@ export async function runOutcome(run: AgentRun, state: RunState): Promise<RunOut
   if (state.status === 'completed') {
     const output = (await run.handle.result()) as AgentRunOutput;
     return { answer: output.text, decisions: output.approvals };
+  }
+  if (state.status === 'failed') {
+    const failure = await run.handle.result().then(
+      () => undefined,
+      (error: unknown) => {
+        let root = error;
+        while (root instanceof Error && root.cause instanceof Error) root = root.cause;
+        return root instanceof Error ? root.message : String(root);
+      },
+    );
+    const events: RunEvent[] = await run.handle.query(eventsQuery, 0, EVENT_PAGE);
+    return {
+      ...(failure !== undefined ? { failure } : {}),
+      decisions: events.flatMap((event) => (event.type === 'approval-decided' ? [event] : [])),
+    };
   }
   const events: RunEvent[] = await run.handle.query(eventsQuery, 0, EVENT_PAGE);
   return {

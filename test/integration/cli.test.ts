@@ -155,6 +155,10 @@ describe('durable-agent CLI', () => {
       expect(unknown.stdout).toMatch(/ failed: [^]*Unknown agent 'no-such-agent'\. Known agents: assistant\./);
       // Said once, not in the failed event and again as its cause.
       expect(unknown.stdout.split("Unknown agent 'no-such-agent'")).toHaveLength(2);
+      // The state of the failed run says why in one line.
+      const failedId = /Started run (\S+)/.exec(unknown.stdout)![1]!;
+      const failedState = await cli(taskQueue, 'state', failedId);
+      expect(failedState.stdout).toContain("  failure:  Unknown agent 'no-such-agent'. Known agents: assistant.");
     });
   });
 

@@ -301,6 +301,7 @@ describe('small formatters', () => {
       '    approved send_email by ana (verified): ok',
       '    denied refund by bo (as claimed)',
     ]);
+    expect(formatOutcome({ failure: "Unknown agent 'x'.", decisions: [] })).toEqual(["  failure:  Unknown agent 'x'."]);
   });
 
   it('formatValue is compact JSON, cut with an ellipsis', () => {
