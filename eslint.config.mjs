@@ -26,7 +26,7 @@ export default tseslint.config(
       '.temporal/**',
       'test/fixtures/**',
       // The project template is typechecked as the generated project does it, against the packed package
-      // (test/integration/init-project.test.ts runs its typecheck): here 'durable-agent' would resolve to this repo.
+      // (test/drills/newcomer.test.ts runs its typecheck): here 'durable-agent' would resolve to this repo.
       'templates/**',
     ],
   },

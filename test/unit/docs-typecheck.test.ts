@@ -27,7 +27,7 @@ function entryPaths(): Record<string, string[]> {
 }
 
 describe('documentation', () => {
-  it('every TypeScript block in README.md and docs/ compiles against the public entries', () => {
+  it('every TypeScript block in README.md and docs/, and the project template, compile against the public entries', () => {
     rmSync(OUT, { recursive: true, force: true });
     const files: string[] = [];
     const origin = new Map<string, string>();
@@ -46,6 +46,21 @@ describe('documentation', () => {
     // .ts files named by `file=` are ES modules too, as in a project with "type": "module".
     writeFileSync(join(OUT, 'package.json'), '{ "type": "module" }\n');
     expect(files.length).toBeGreaterThanOrEqual(20);
+
+    // The project `durable-agent init` writes compiles against the same entries (the drill compiles it against the
+    // packed package; this catches an API change in seconds).
+    const template = join(ROOT, 'templates', 'project');
+    const templateFiles = [
+      'src/agents.ts',
+      'src/client.ts',
+      'src/start.ts',
+      'src/worker.ts',
+      'test/support-agent.test.ts',
+    ];
+    for (const file of templateFiles) {
+      files.push(join(template, file));
+      origin.set(join(template, file), `templates/project/${file}:1`);
+    }
 
     const program = ts.createProgram(files, {
       target: ts.ScriptTarget.ES2023,
