@@ -13,8 +13,18 @@ import { testServer, uniqueTaskQueue } from '../support/temporal.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const children: ChildProcess[] = [];
 
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill('SIGKILL');
+afterEach(async () => {
+  // SIGINT first: `dev` stops its dev server on it, while a SIGKILL would leave the server running, orphaned.
+  await Promise.all(
+    children.splice(0).map(async (child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
+      child.kill('SIGINT');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    }),
+  );
 });
 
 /** An agents file outside the repository, importing this repository's sources by absolute path. */
