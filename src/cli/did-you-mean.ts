@@ -11,10 +11,11 @@ export function closestNames(typed: string, candidates: readonly string[]): stri
   const word = typed.toLowerCase();
   // One edit per three letters, at least one: "stat" → "state", "lsit" → "list", but "foo" matches nothing.
   const allowed = Math.max(1, Math.floor(word.length / 3));
-  let best = allowed + 1;
+  let best = Infinity;
   let names: string[] = [];
   for (const name of candidates) {
     const distance = editDistance(word, name.toLowerCase());
+    if (distance > allowed) continue;
     if (distance < best) [best, names] = [distance, [name]];
     else if (distance === best) names.push(name);
   }

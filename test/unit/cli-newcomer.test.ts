@@ -20,6 +20,8 @@ describe('did you mean', () => {
     expect(closestName('lsit', ['list', 'state'])).toBe('list');
     expect(closestName('aprove', ['approve', 'answer'])).toBe('approve');
     expect(closestName('frobnicate', ['list', 'state'])).toBeUndefined();
+    // Three edits away from watch: a different word, not a typo.
+    expect(closestName('launch', ['watch', 'start'])).toBeUndefined();
     expect(() => parseCommand(['wacth', 'r1'])).toThrow("Unknown command 'wacth'. Did you mean 'watch'?");
     expect(() => parseCommand(['help', 'int'])).toThrow("Did you mean 'init'?");
     expect(() => parseCommand(['stat', 'r1'])).toThrow("Did you mean 'start' or 'state'?");
