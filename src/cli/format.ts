@@ -282,24 +282,6 @@ export function formatState(rawRunId: string, rawState: RunState, options: Forma
   return lines.join('\n');
 }
 
-/** One row of `durable-agent list`. */
-export function formatListRow(
-  raw: { workflowId: string; status: string; startTime: Date },
-  style: Style = PLAIN,
-): string {
-  const row = { ...raw, workflowId: terminalSafeLine(raw.workflowId), status: terminalSafeLine(raw.status) };
-  const status = row.status.padEnd(11);
-  const paint: Partial<Record<string, (text: string) => string>> = {
-    RUNNING: style.cyan,
-    COMPLETED: style.green,
-    FAILED: style.red,
-    TERMINATED: style.red,
-    TIMED_OUT: style.red,
-  };
-  const painted = (paint[row.status] ?? style.yellow)(status);
-  return `${style.dim(row.startTime.toISOString())}  ${painted} ${row.workflowId}`;
-}
-
 /**
  * Compact JSON of a value, cut at `max` characters with an ellipsis. Strings are shown quoted. Terminal-safe:
  * JSON escapes C0 controls, and what it leaves (C1 controls, bidirectional overrides) is removed.
@@ -338,4 +320,72 @@ function indentLines(text: string): string {
 function timeOfDay(iso: string): string {
   const match = /T(\d{2}:\d{2}:\d{2})/.exec(iso);
   return match?.[1] ?? iso;
+}
+
+/** The answer and decisions lines `state` adds under a run's state. */
+export function formatOutcome(
+  outcome: { answer?: string; failure?: string; decisions: ReadonlyArray<DecisionLine> },
+  options: FormatOptions = {},
+): string[] {
+  const style = options.style ?? PLAIN;
+  const lines: string[] = [];
+  if (outcome.failure !== undefined) lines.push(`  ${style.red('failure:')}  ${terminalSafeLine(outcome.failure)}`);
+  if (outcome.answer !== undefined) {
+    const answer = terminalSafe(outcome.answer).trim();
+    lines.push(`  answer:   ${answer.length > 2_000 ? `${answer.slice(0, 1_999)}…` : answer}`);
+  }
+  if (outcome.decisions.length > 0) {
+    lines.push('  decisions:');
+    for (const decision of outcome.decisions) {
+      const verb = decision.timedOut ? 'timed out' : decision.approved ? 'approved' : 'denied';
+      const paint = decision.approved ? style.green : style.red;
+      const by = decision.approver
+        ? ` by ${terminalSafeLine(decision.approver)}${decision.approverVerified ? ' (verified)' : ' (as claimed)'}`
+        : '';
+      const why = decision.reason ? `: ${terminalSafeLine(decision.reason)}` : '';
+      lines.push(`    ${paint(verb)} ${style.cyan(terminalSafeLine(decision.toolName))}${by}${why}`);
+    }
+  }
+  return lines;
+}
+
+/** A decision as {@link formatOutcome} shows it. */
+export interface DecisionLine {
+  toolName: string;
+  approved: boolean;
+  reason?: string;
+  approver?: string;
+  approverVerified?: boolean;
+  timedOut?: boolean;
+}
+
+/** The header line of `durable-agent list`, aligned with {@link formatListedRun}. */
+export function formatListHeader(style: Style = PLAIN): string {
+  return style.dim(
+    `${'STARTED'.padEnd(24)}  ${'STATUS'.padEnd(LIST_STATUS_WIDTH)}  ${'AGENT'.padEnd(LIST_AGENT_WIDTH)}  RUN`,
+  );
+}
+
+const LIST_STATUS_WIDTH = 23;
+const LIST_AGENT_WIDTH = 16;
+
+/** One row of `durable-agent list`: start time, status (what a running run waits for), agent, run id. */
+export function formatListedRun(
+  raw: { workflowId: string; status: string; startTime: Date; agent?: string },
+  style: Style = PLAIN,
+): string {
+  const status = terminalSafeLine(raw.status);
+  const paint =
+    status === 'completed'
+      ? style.green
+      : status.startsWith('waiting')
+        ? style.yellow
+        : status === 'running'
+          ? style.cyan
+          : style.red;
+  const agent = terminalSafeLine(raw.agent ?? '?');
+  return (
+    `${style.dim(raw.startTime.toISOString())}  ${paint(status.padEnd(LIST_STATUS_WIDTH))}  ` +
+    `${agent.padEnd(LIST_AGENT_WIDTH)}  ${terminalSafeLine(raw.workflowId)}`
+  );
 }

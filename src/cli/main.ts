@@ -8,6 +8,9 @@ import { parseCommand } from './args.js';
 import { CliFailure } from './errors/cli-failure.js';
 import { CliUsageError } from './errors/cli-usage-error.js';
 import { explainError, type ConnectionInfo } from './explain-error.js';
+import { devCommand } from './host/dev-command.js';
+import { workerCommand } from './host/worker-command.js';
+import { initCommand } from './init/init-command.js';
 import { createPrompter } from './prompter.js';
 import { INTERRUPTED, runCommand } from './run-command.js';
 import { createStyle, shouldColor } from './style.js';
@@ -72,6 +75,17 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   if (command.name === 'help') {
     out(usage(command.topic));
     return 0;
+  }
+  // Commands that need no client: they write files or host agents.
+  if (command.name === 'init' || command.name === 'dev' || command.name === 'worker') {
+    try {
+      if (command.name === 'init') return initCommand(command.dir, command.force, out);
+      const host = { out, note, env, ...(io.signal ? { signal: io.signal } : {}) };
+      return await (command.name === 'dev' ? devCommand : workerCommand)(command.agentsFile, host);
+    } catch (error) {
+      fail(error instanceof Error ? error.message : String(error));
+      return 1;
+    }
   }
 
   const requestTimeoutMs = io.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;

@@ -13,13 +13,21 @@ import {
   type RunEvent,
   type RunState,
 } from '../protocol/index.js';
-import type { Command } from './args.js';
+import type { ClientCommand, Command } from './args.js';
 import { CliFailure } from './errors/cli-failure.js';
 import { explainError, type ConnectionInfo } from './explain-error.js';
-import { createEventFormatter, formatDecision, formatListRow, formatState } from './format.js';
+import {
+  createEventFormatter,
+  formatDecision,
+  formatListHeader,
+  formatListedRun,
+  formatOutcome,
+  formatState,
+} from './format.js';
 import { elicitationDetails, formatElicitationAnswer } from './format-elicitation.js';
 import { INLINE_ACTIONS, type InlineContext } from './inline-actions.js';
 import type { Prompter } from './prompter.js';
+import { listRuns, runOutcome } from './run-overview.js';
 import type { Style } from './style.js';
 import { shellQuote, terminalSafe, terminalSafeLine } from './terminal-text.js';
 import { CLI_COMMAND } from './usage.js';
@@ -46,7 +54,7 @@ export interface CommandContext {
 export const INTERRUPTED = 130;
 
 /** Runs one command (not `help`) and resolves with the exit status. */
-export async function runCommand(command: Exclude<Command, { name: 'help' }>, ctx: CommandContext): Promise<number> {
+export async function runCommand(command: ClientCommand, ctx: CommandContext): Promise<number> {
   const runId = 'runId' in command ? command.runId : undefined;
   try {
     return await dispatch(command, ctx);
@@ -55,7 +63,10 @@ export async function runCommand(command: Exclude<Command, { name: 'help' }>, ct
   }
 }
 
-async function dispatch(command: Exclude<Command, { name: 'help' }>, ctx: CommandContext): Promise<number> {
+/** How long `list` waits for running runs to say what they wait for (all asked at once). */
+const LIST_STATE_TIMEOUT_MS = 2_000;
+
+async function dispatch(command: ClientCommand, ctx: CommandContext): Promise<number> {
   const { style } = ctx;
   switch (command.name) {
     case 'start': {
@@ -125,18 +136,26 @@ async function dispatch(command: Exclude<Command, { name: 'help' }>, ctx: Comman
       return 0;
     }
     case 'state': {
-      const state = await ctx.client.getRun(command.runId).state();
+      const run = ctx.client.getRun(command.runId);
+      const state = await run.state();
       // JSON escapes control characters, so --json output is terminal-safe too.
-      ctx.out(command.json ? JSON.stringify(state, null, 2) : formatState(command.runId, state, { style }));
+      if (command.json) {
+        ctx.out(JSON.stringify(state, null, 2));
+        return 0;
+      }
+      const outcome = await runOutcome(run, state);
+      ctx.out([formatState(command.runId, state, { style }), ...formatOutcome(outcome, { style })].join('\n'));
       return 0;
     }
     case 'list': {
-      let count = 0;
-      for await (const row of ctx.client.list(command.query)) {
-        ctx.out(formatListRow(row, style));
-        if (++count >= command.limit) break;
-      }
-      if (count === 0) {
+      const rows = await listRuns(ctx.client, {
+        ...(command.query !== undefined ? { query: command.query } : {}),
+        limit: command.limit,
+        stateTimeoutMs: LIST_STATE_TIMEOUT_MS,
+      });
+      if (rows.length > 0) ctx.out(formatListHeader(style));
+      for (const row of rows) ctx.out(formatListedRun(row, style));
+      if (rows.length === 0) {
         ctx.note(
           `No runs${command.query ? ' match the query' : ''} in namespace '${terminalSafeLine(ctx.connection.namespace)}'.`,
         );
@@ -168,6 +187,7 @@ async function watch(run: AgentRun, after: number, ctx: CommandContext): Promise
 
   let last = after;
   let terminal: RunEvent['type'] | undefined;
+  let failure: string | undefined;
   let prompter = ctx.prompter;
   let waitingNoted = state === undefined;
   while (terminal === undefined && !ctx.signal?.aborted) {
@@ -177,6 +197,7 @@ async function watch(run: AgentRun, after: number, ctx: CommandContext): Promise
         waitingNoted = false;
         ctx.out(format(event));
         if (TERMINAL_EVENT_TYPES.has(event.type)) terminal = event.type;
+        if (event.type === 'failed') failure = event.message;
         else if (prompter && !(await offerInline(run, event, { ...ctx, prompter }))) prompter = undefined;
       }
     } catch (error) {
@@ -189,7 +210,7 @@ async function watch(run: AgentRun, after: number, ctx: CommandContext): Promise
     }
   }
   if (terminal === undefined) return INTERRUPTED;
-  if (terminal === 'failed') await explainFailure(run, ctx);
+  if (terminal === 'failed') await explainFailure(run, ctx, failure ?? '');
   return terminal === 'finished' ? 0 : 1;
 }
 
@@ -227,14 +248,14 @@ function isUnanswered(error: unknown): boolean {
  * The `failed` event carries the top-level message (often just "Activity task failed"); the reason a person needs
  * is at the bottom of the failure's cause chain, which the workflow result has.
  */
-async function explainFailure(run: AgentRun, ctx: CommandContext): Promise<void> {
+async function explainFailure(run: AgentRun, ctx: CommandContext, shown: string): Promise<void> {
   try {
     await ctx.client.temporal.connection.withDeadline(Date.now() + ctx.requestTimeoutMs, () => run.handle.result());
   } catch (error) {
     let root: unknown = error;
     while (root instanceof Error && root.cause instanceof Error) root = root.cause;
-    // The cause is a tool's or a model's words: keep escape sequences in it inert.
-    if (root instanceof Error && root !== error) {
+    // Said once: the failed event often carries the root cause's message already ("Unknown agent …").
+    if (root instanceof Error && root !== error && !shown.includes(root.message)) {
       ctx.out(`    ${ctx.style.red('cause:')} ${terminalSafe(root.message)}`);
     }
   }

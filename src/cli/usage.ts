@@ -36,6 +36,35 @@ const HELP: OptionSpec = { type: 'boolean', short: 'h', help: 'Show this help.' 
 
 /** Every command of the CLI. */
 export const COMMANDS = {
+  init: {
+    args: ['dir'],
+    summary: 'Write a new project: an agent with a tool that needs approval, a worker, a client, tests.',
+    details: [
+      'Then: cd <dir> && npm install && npm start (offline: an embedded Temporal dev server and the offline/demo',
+      'model). The directory must be empty or absent.',
+    ].join('\n'),
+    options: {
+      force: { type: 'boolean', help: 'Write into a directory that is not empty (existing files are kept).' },
+      help: HELP,
+    },
+  },
+  dev: {
+    args: [],
+    optionalArgs: ['agentsFile'],
+    summary: 'Host your agents on an embedded dev server (unless TEMPORAL_ADDRESS); restart on change.',
+    details: [
+      '[agentsFile] (default ./agents.ts, else ./src/agents.ts) exports its agents: `export const agents = [...]`,',
+      'a default export of an agent or an array, or exported Agent instances. The dev server keeps its state in',
+      ".durable-agent/dev.db and serves the Web UI; the worker restarts when a file in the agents file's folder changes.",
+    ].join('\n'),
+    options: { help: HELP },
+  },
+  worker: {
+    args: [],
+    optionalArgs: ['agentsFile'],
+    summary: 'Host your agents on a worker against the Temporal that TEMPORAL_* names (a real cluster).',
+    options: { help: HELP },
+  },
   start: {
     args: ['agent', 'input'],
     restArg: true,

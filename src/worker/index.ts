@@ -7,7 +7,14 @@ export { runUntilSignal, type RunUntilSignalOptions } from './run-until-signal.j
 export { DurableAgentError, type DurableAgentErrorOptions } from '../errors/durable-agent-error.js';
 export { AgentPluginError, type AgentPluginErrorCode } from './errors/agent-plugin-error.js';
 export { USER_WORKFLOWS_ALIAS, combinedWorkflowsPath, workflowsPath } from './workflow-paths.js';
-export { resolveTemporalBinary, startDevServer, type DevServer, type DevServerOptions } from './dev-server.js';
+export {
+  ensureTemporalBinary,
+  resolveTemporalBinary,
+  startDevServer,
+  temporalCacheDir,
+  type DevServer,
+  type DevServerOptions,
+} from './dev-server.js';
 export { createActivities, type CreateActivitiesOptions } from '../../activities/index.js';
 export { DEFAULT_WORKER_LIMITS, type WorkerLimits } from './runtime/limits.js';
 export type { AgentRuntimeOptions } from './runtime/options.js';
@@ -17,3 +24,5 @@ export * from '../codec/index.js';
 export * from '../telemetry/index.js';
 export { REDACTED, redactSecrets, registerSecret } from '../secrets/index.js';
 export { connectWorker } from '../connection/connect-worker.js';
+export { LOG_LEVEL_ENV, installQuietRuntime, workerLogLevel } from './worker-log-level.js';
+export { checkAgentCredentials } from './check-credentials.js';

@@ -13,6 +13,8 @@ import { withPayloadCodec } from '../codec/with-payload-codec.js';
 import { withWorkerPayloadCodec } from '../codec/worker-payload-codec.js';
 import { McpRuntime } from './runtime/mcp-runtime.js';
 import { runtimeOptionsOf, type AgentRuntimeOptions } from './runtime/options.js';
+import { ProviderRegistry } from '../models/provider-registry.js';
+import { checkAgentCredentials } from './check-credentials.js';
 import { createActivitySpanInterceptor } from '../telemetry/activity-spans.js';
 import type { AgentTelemetry } from '../telemetry/agent-telemetry.js';
 import { telemetryFromEnv } from '../telemetry/telemetry-from-env.js';
@@ -96,10 +98,14 @@ export class DurableAgentPlugin extends SimplePlugin {
     this.payloadCodec = options.payloadCodec;
     this.telemetry = telemetry;
     this.mcp = mcp;
-    const { agents } = options;
+    const registry = options.agents instanceof AgentRegistry ? options.agents : AgentRegistry.from(options.agents);
+    const providers = options.providers ?? new ProviderRegistry();
+    // Before any connection: an agent whose provider has no key stops the worker here, not each run later.
+    checkAgentCredentials(registry, providers);
     this.agentActivities = createActivities({
       ...runtimeOptionsOf(options),
-      agents: agents instanceof AgentRegistry ? agents : AgentRegistry.from(agents),
+      providers,
+      agents: registry,
       mcp,
     });
   }

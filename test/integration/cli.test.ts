@@ -78,6 +78,10 @@ describe('durable-agent CLI', () => {
         `npx durable-agent approve ${runId} ${approval!.toolCallId}  |  npx durable-agent deny ${runId} ${approval!.toolCallId}`,
       );
 
+      // The listing says what the run waits for, and whose run it is.
+      const waiting = await cli(taskQueue, 'list', '--query', `WorkflowId = '${runId}'`);
+      expect(waiting.stdout).toMatch(new RegExp(`waiting for approval\\s+assistant\\s+${runId}$`, 'm'));
+
       // An approval for a call the run is not waiting for is refused with the run's own reason.
       const wrong = await cli(taskQueue, 'approve', runId, 'no-such-call');
       expect(wrong.code).toBe(1);
@@ -123,7 +127,13 @@ describe('durable-agent CLI', () => {
       );
 
       const listed = await waitForListing(taskQueue, runId);
-      expect(listed).toMatch(new RegExp(`COMPLETED\\s+${runId}$`, 'm'));
+      expect(listed).toMatch(/^STARTED +STATUS +AGENT +RUN$/m);
+      expect(listed).toMatch(new RegExp(`completed\\s+assistant\\s+${runId}$`, 'm'));
+
+      // A finished run's state shows its answer and who decided.
+      const finished = await cli(taskQueue, 'state', runId);
+      expect(finished.stdout).toMatch(/^ {2}answer: {3}\S/m);
+      expect(finished.stdout).toContain('    approved send_email by ana (as claimed): Recipient checked');
     });
   });
 
@@ -142,9 +152,13 @@ describe('durable-agent CLI', () => {
       // A run that fails shows why, from the bottom of the failure chain, and the watch exits 1.
       const unknown = await cli(taskQueue, 'start', 'no-such-agent', 'hello', '--watch');
       expect(unknown.code).toBe(1);
-      expect(unknown.stdout).toMatch(
-        / failed: .*\n {4}cause: Unknown agent 'no-such-agent'\. Known agents: assistant\./,
-      );
+      expect(unknown.stdout).toMatch(/ failed: [^]*Unknown agent 'no-such-agent'\. Known agents: assistant\./);
+      // Said once, not in the failed event and again as its cause.
+      expect(unknown.stdout.split("Unknown agent 'no-such-agent'")).toHaveLength(2);
+      // The state of the failed run says why in one line.
+      const failedId = /Started run (\S+)/.exec(unknown.stdout)![1]!;
+      const failedState = await cli(taskQueue, 'state', failedId);
+      expect(failedState.stdout).toContain("  failure:  Unknown agent 'no-such-agent'. Known agents: assistant.");
     });
   });
 
@@ -312,7 +326,7 @@ async function waitForListing(taskQueue: string, runId: string): Promise<string>
   for (;;) {
     const { code, stdout } = await cli(taskQueue, 'list', '--query', `WorkflowId = '${runId}'`);
     expect(code).toBe(0);
-    if (stdout.includes('COMPLETED') || Date.now() > deadline) return stdout;
+    if (stdout.includes('completed') || Date.now() > deadline) return stdout;
     await new Promise((r) => setTimeout(r, 200));
   }
 }

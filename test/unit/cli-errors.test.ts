@@ -79,7 +79,7 @@ describe('explainError', () => {
     expect(noWorker.message).toBe(
       "No worker is polling task queue 'q' (namespace 'default'), so nothing answered the state query of run " +
         "'run-1' within 5 s. Start a worker that hosts this agent on task queue 'q' (e.g. TEMPORAL_TASK_QUEUE=q " +
-        'npm run worker) and try again.',
+        'npx durable-agent worker ./agents.ts) and try again.',
     );
     expect(slow.message).toContain(
       "No answer to the approval of run 'run-1' within 20 s, although 1 worker polls task queue 'q' (42@host, last " +

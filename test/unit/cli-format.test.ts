@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { createEventFormatter, formatDecision, formatListRow, formatState, formatValue } from '../../src/cli/format.js';
+import {
+  createEventFormatter,
+  formatDecision,
+  formatListHeader,
+  formatListedRun,
+  formatOutcome,
+  formatState,
+  formatValue,
+} from '../../src/cli/format.js';
 import { createStyle, shouldColor, stripStyle } from '../../src/cli/style.js';
 import type { RunEvent, RunEventBody, RunState } from '../../src/protocol/index.js';
 
@@ -266,10 +274,34 @@ describe('small formatters', () => {
     );
   });
 
-  it('formatListRow shows start time, status and id', () => {
-    expect(formatListRow({ workflowId: 'run-1', status: 'RUNNING', startTime: new Date(AT) })).toBe(
-      `${AT}  RUNNING     run-1`,
-    );
+  it('formatListedRun shows start time, status, agent and id under a header', () => {
+    const row = formatListedRun({
+      workflowId: 'run-1',
+      status: 'waiting for approval',
+      startTime: new Date(AT),
+      agent: 'assistant',
+    });
+    expect(row).toBe(`${AT}  waiting for approval     assistant         run-1`);
+    expect(formatListHeader()).toMatch(/^STARTED {19}STATUS {19}AGENT {13}RUN$/);
+    expect(formatListHeader().indexOf('AGENT')).toBe(row.indexOf('assistant'));
+  });
+
+  it('formatOutcome shows the answer and who decided', () => {
+    expect(
+      formatOutcome({
+        answer: 'Sent.',
+        decisions: [
+          { toolName: 'send_email', approved: true, approver: 'ana', approverVerified: true, reason: 'ok' },
+          { toolName: 'refund', approved: false, approver: 'bo' },
+        ],
+      }),
+    ).toEqual([
+      '  answer:   Sent.',
+      '  decisions:',
+      '    approved send_email by ana (verified): ok',
+      '    denied refund by bo (as claimed)',
+    ]);
+    expect(formatOutcome({ failure: "Unknown agent 'x'.", decisions: [] })).toEqual(["  failure:  Unknown agent 'x'."]);
   });
 
   it('formatValue is compact JSON, cut with an ellipsis', () => {

@@ -3,7 +3,7 @@
 // commands are checked by handing them to a real shell.
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { createEventFormatter, formatDecision, formatListRow, formatState } from '../../src/cli/format.js';
+import { createEventFormatter, formatDecision, formatListedRun, formatState } from '../../src/cli/format.js';
 import { shellQuote, terminalSafe, terminalSafeLine } from '../../src/cli/terminal-text.js';
 import type { RunEvent, RunState } from '../../src/protocol/index.js';
 
@@ -171,8 +171,13 @@ describe('formatters with hostile run data', () => {
     expect(formatDecision({ toolName: HOSTILE_NAME, approved: true, approver: `a${ESC}[2J` })).toBe(
       'approved send_email by a',
     );
-    expect(formatListRow({ workflowId: `w${ESC}]0;x\u0007`, status: 'RUNNING', startTime: new Date(AT) })).toBe(
-      `${AT}  RUNNING     w`,
-    );
+    const row = formatListedRun({
+      workflowId: `w${ESC}]0;x\u0007`,
+      status: 'running',
+      startTime: new Date(AT),
+      agent: `a${ESC}[2J`,
+    });
+    expect(row).not.toMatch(UNSAFE);
+    expect(row).toMatch(new RegExp(`^${AT}  running +a +w$`));
   });
 });

@@ -32,7 +32,7 @@ export class NoWorkerError extends DurableAgentError {
         `No worker is polling task queue '${details.taskQueue}' (namespace '${details.namespace}'), so nothing ` +
         `answered ${details.request} of run '${details.runId}' within ${seconds(details.timeoutMs)}. Start a ` +
         `worker that hosts this agent on task queue '${details.taskQueue}' (e.g. TEMPORAL_TASK_QUEUE=` +
-        `${details.taskQueue} npm run worker) and try again.` +
+        `${details.taskQueue} npx durable-agent worker ./agents.ts) and try again.` +
         (details.pending ? pendingNote() : ''),
       cause: options?.cause,
     });

@@ -3,7 +3,7 @@ import { DurableAgentError } from '../../errors/durable-agent-error.js';
 const MARKER = Symbol.for('durable-agent.error.AgentPluginError');
 
 /** Why the agent plugin refused a worker's configuration. */
-export type AgentPluginErrorCode = 'Plugin.ActivityNameTaken';
+export type AgentPluginErrorCode = 'Plugin.ActivityNameTaken' | 'Plugin.MissingCredentials';
 
 /**
  * Thrown while a worker is being created with `DurableAgentPlugin` when the worker's own configuration clashes with
