@@ -2,9 +2,9 @@
 // repository, with helpers that run commands there in a clean environment (Node 24 of this repository first, no
 // Temporal, model or npm-script settings, a fresh user cache so the Temporal CLI is installed as a newcomer's is).
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
@@ -27,15 +27,18 @@ export interface PackedPackage {
     cwd: string,
     extra?: Record<string, string>,
   ): Promise<{ stdout: string; stderr: string }>;
-  /** Removes the folder, and the dist/ the build made when there was none before. */
+  /** Removes the folder (the build happened there too). */
   cleanup(): void;
 }
 
-/** Builds (`npm run build`) and packs this repository. Slow: a full build, tens of seconds on a busy machine. */
+/**
+ * Builds (`npm run build`) and packs this repository. Slow: a full build, tens of seconds on a busy machine. The build
+ * runs in a copy of the repository's files inside the temporary folder, never in the repository itself:
+ * bin/durable-agent.mjs runs dist/ when it exists, so a dist/ appearing there would shadow the sources for every test
+ * running the CLI at the same time (half-built, it fails them).
+ */
 export async function buildAndPack(prefix: string): Promise<PackedPackage> {
   const work = mkdtempSync(join(tmpdir(), prefix));
-  // bin/durable-agent.mjs runs dist/ when it exists: a build left behind would shadow the sources in later tests.
-  const hadDist = existsSync(join(ROOT, 'dist'));
   const env = (extra: Record<string, string> = {}) => {
     const clean: Record<string, string> = {};
     for (const [key, value] of Object.entries(process.env)) {
@@ -61,19 +64,35 @@ export async function buildAndPack(prefix: string): Promise<PackedPackage> {
       );
     }
   };
-  const cleanup = () => {
-    rmSync(work, { recursive: true, force: true });
-    if (!hadDist) rmSync(join(ROOT, 'dist'), { recursive: true, force: true });
-  };
+  const cleanup = () => rmSync(work, { recursive: true, force: true });
   try {
-    await sh('npm', ['run', 'build'], ROOT);
-    const { stdout } = await sh('npm', ['pack', '--pack-destination', work, '--json'], ROOT);
+    const source = await stageSources(join(work, 'source'));
+    await sh('npm', ['run', 'build'], source);
+    const { stdout } = await sh('npm', ['pack', '--pack-destination', work, '--json'], source);
     const tarball = join(work, (JSON.parse(stdout) as Array<{ filename: string }>)[0]!.filename);
     return { work, tarball, env, sh, cleanup };
   } catch (error) {
     cleanup();
     throw error;
   }
+}
+
+/**
+ * Copies the repository's files (tracked, and new ones git does not ignore; no tests or benches) to `into`, with
+ * the repository's node_modules linked in, and returns `into`.
+ */
+async function stageSources(into: string): Promise<string> {
+  const { stdout } = await exec('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: ROOT,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  for (const file of stdout.split('\0')) {
+    if (!file || /^(test|bench)\//.test(file) || !existsSync(join(ROOT, file))) continue;
+    mkdirSync(dirname(join(into, file)), { recursive: true });
+    copyFileSync(join(ROOT, file), join(into, file));
+  }
+  symlinkSync(join(ROOT, 'node_modules'), join(into, 'node_modules'), 'dir');
+  return into;
 }
 
 /** The tarball's bytes, as publint takes them. */
