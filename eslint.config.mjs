@@ -17,7 +17,7 @@ const sandboxPatterns = [
   },
   {
     // Its `/workflow` entry is the workflow-safe half; the client half pulls in node:crypto and the client.
-    group: ['@temporalio/workflow-streams', '@temporalio/workflow-streams/client'],
+    group: ['@temporalio/workflow-streams/client', '@temporalio/workflow-streams/lib/*'],
     message: 'Workflow code may only use @temporalio/workflow-streams/workflow.',
   },
 ];

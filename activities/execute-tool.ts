@@ -66,7 +66,7 @@ async function runCheckedCall(
 ): Promise<ExecuteToolResult> {
   const { input } = checked;
   const cancellation = linkedToCancellation(Context.current().cancellationSignal);
-  const progress = new ProgressReporter(input.run, input.toolCallId, deps.progressIntervalMs);
+  const progress = new ProgressReporter(input.run, input.toolCallId, deps.progressIntervalMs, input.progressToken);
   const scope = mcpCallScope(deps, checked.agent, input, checked.tool, cancellation.controller, progress);
   try {
     const pipeline = pipelineInput(checked, checkpoints, cancellation.controller, (seq, value) => {

@@ -39,13 +39,66 @@ export async function continueAsNewIfPossible(
   input: AgentRunInput,
   description: AgentDescription,
 ): Promise<void> {
+  if (state.stream) return await continueStreamedIfPossible(state, input, description);
   await condition(allHandlersFinished);
   const generation = (input.continuation?.generation ?? 0) + 1;
+  const continuation = continuationOf(state, description, generation, [
+    ...state.events.tail(CARRIED_EVENTS - 1),
+    state.events.preview({ type: 'continued-as-new', generation }),
+  ]);
+  const next = nextInput(input, continuation);
+  if (next) {
+    state.events.emit({ type: 'continued-as-new', generation });
+    await continueAsNew<typeof agentRun>(next);
+  }
+  tooLarge(state);
+}
+
+/**
+ * Continue-as-new of a run with a stream. Its stream's polls park until the log grows, so they must be detached
+ * before handlers can all finish; detaching refuses new polls, so it happens only once the next input is known to
+ * fit (measured with the `continued-as-new` event as it will be). The event is published before the stream state
+ * is taken, so watchers following the run see it, then the next execution's items at the following offsets.
+ */
+async function continueStreamedIfPossible(
+  state: AgentRunState,
+  input: AgentRunInput,
+  description: AgentDescription,
+): Promise<void> {
+  const stream = state.stream!;
+  const generation = (input.continuation?.generation ?? 0) + 1;
+  const build = (): AgentRunInput | undefined => {
+    const events = state.events.tail(CARRIED_EVENTS);
+    return nextInput(input, { ...continuationOf(state, description, generation, events), stream: stream.carry() });
+  };
+  // Room for the event: one more item of about its size in the events and (base64 of a Payload) in the stream.
+  const marker = jsonBytes(state.events.preview({ type: 'continued-as-new', generation }));
+  const probe = build();
+  if (probe && jsonBytes(probe) + 4 * marker < MAX_CONTINUATION_BYTES) {
+    stream.detach();
+    await condition(allHandlersFinished);
+    state.events.emit({ type: 'continued-as-new', generation });
+    const next = build();
+    if (next) await continueAsNew<typeof agentRun>(next);
+    // Handlers that ran while the polls drained made it too large after all: the run goes on with its stream.
+    stream.reattach();
+    log.warn('Run state grew too large while continuing as new; continuing in this execution');
+  }
+  tooLarge(state);
+}
+
+/** What every continuation carries: transcript, `events`, steps, usage, decisions, early messages, listings. */
+function continuationOf(
+  state: AgentRunState,
+  description: AgentDescription,
+  generation: number,
+  events: RunContinuation['events'],
+): RunContinuation {
   const routing = state.routing.carry();
-  const continuation: RunContinuation = {
+  return {
     description,
     messages: state.messages,
-    events: [...state.events.tail(CARRIED_EVENTS - 1), state.events.preview({ type: 'continued-as-new', generation })],
+    events,
     steps: state.steps,
     usage: state.usage,
     approvals: state.approvals.history(),
@@ -57,11 +110,9 @@ export async function continueAsNewIfPossible(
     ...(routing ? { routing } : {}),
     generation,
   };
-  const next = nextInput(input, continuation);
-  if (next) {
-    state.events.emit({ type: 'continued-as-new', generation });
-    await continueAsNew<typeof agentRun>(next);
-  }
+}
+
+function tooLarge(state: AgentRunState): void {
   if (!state.continuationTooLarge) {
     state.continuationTooLarge = true;
     log.warn('Run state too large to continue as new; continuing in this execution', { step: state.steps.length });

@@ -333,6 +333,8 @@ async function executeCall(ctx: CallContext, call: ValidCall, args: JsonValue): 
   const { executeTool } = toolProxy(ctx.description, call);
   const mcp = state.listingRefs();
   state.toolStarted(step, call);
+  // Runs with a stream: the call's activity publishes its progress with this token (see RunStream).
+  const progressToken = state.stream?.openCall(toolCallId);
   let result;
   try {
     for (let reissues = 0; ; reissues++) {
@@ -350,6 +352,7 @@ async function executeCall(ctx: CallContext, call: ValidCall, args: JsonValue): 
         mark: ctx.mark,
         ...(mcp.length > 0 ? { mcp } : {}),
         ...(call.via ? { via: call.via } : {}),
+        ...(progressToken ? { progressToken } : {}),
       });
       if (result.kind !== 'elicitation-pending') break;
       if (reissues >= MAX_ELICITATION_REISSUES) return answer(ctx, call, reissueLimit(), 'error', reissueLimit().value);
@@ -358,6 +361,7 @@ async function executeCall(ctx: CallContext, call: ValidCall, args: JsonValue): 
     }
   } finally {
     state.toolFinished(toolCallId);
+    state.stream?.closeCall(toolCallId);
     ctx.slots.release();
   }
   if (result.kind === 'denied') {

@@ -12,3 +12,4 @@ export * from './bytes.js';
 export * from './refused-payload.js';
 export * from './elicitation.js';
 export * from './routing.js';
+export * from './run-stream.js';
