@@ -5,6 +5,14 @@ import { ToolDeniedError } from '../tool/errors/tool-denied-error.js';
 import { RunRequestRejectedError } from './errors/run-request-rejected-error.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, throughWorker } from './through-worker.js';
 import {
+  RunWithoutStreamError,
+  eventsFromStream,
+  hasStream,
+  streamRun,
+  type RunStreamOptions,
+  type RunStreamPart,
+} from './run-stream.js';
+import {
   FailureType,
   readTranscript,
   TERMINAL_EVENT_TYPES,
@@ -142,6 +150,13 @@ export class AgentRun {
   async *events(
     options: { after?: number; pollIntervalMs?: number; signal?: AbortSignal } = {},
   ): AsyncGenerator<RunEvent> {
+    // Runs started since 0.4.0 have a stream: watchers long-poll the server, and share one subscription per process.
+    if (await this.hasStream(options.signal)) {
+      const readEvents = (after: number) =>
+        this.ask('the events query', () => this.handle.query(eventsQuery, after, 500));
+      yield* eventsFromStream(this.handle, readEvents, options);
+      return;
+    }
     let after = options.after ?? 0;
     const interval = options.pollIntervalMs ?? 200;
     const { signal } = options;
@@ -173,6 +188,24 @@ export class AgentRun {
       const aborted = await delay(interval, false, signal ? { signal } : {}).catch(() => true);
       if (aborted) return;
     }
+  }
+
+  /**
+   * The run's stream from offset `from` (default: the oldest item it holds): its events and tool progress as typed
+   * parts with offsets, as they are published. Resume with `from: lastPart.offset + 1`: nothing is missed or repeated,
+   * across continue-as-new; a watcher that fell behind the run's bounded log gets a `truncated` part. Watching is a
+   * long poll on the server (no worker answers it); watchers of one run in this process share one subscription.
+   * Ends after the terminal event.
+   *
+   * @throws RunWithoutStreamError for a run started before 0.4.0 (use {@link events}).
+   */
+  async *stream(options: RunStreamOptions = {}): AsyncGenerator<RunStreamPart> {
+    if (!(await this.hasStream(options.signal))) throw new RunWithoutStreamError(this.handle.workflowId);
+    yield* streamRun(this.handle, options);
+  }
+
+  private async hasStream(signal: AbortSignal | undefined): Promise<boolean> {
+    return await hasStream((call) => this.ask('the stream offset query', call, { signal }), this.handle);
   }
 
   /** Approves a pending tool call; resolves with the recorded decision (undefined when sent as a signal). */
