@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { WorkflowHandle } from '@temporalio/client';
-import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { CancelledFailure, defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import { decodePayloadWire } from '@temporalio/workflow-streams/workflow';
 import {
@@ -113,9 +113,14 @@ class RunFeed {
         // No `Client`, so the stream client does not follow continue-as-new itself: its subscription ends and this
         // loop starts the next one on the (unpinned) handle, from the next offset; the new execution carries the log.
         const stream = new WorkflowStreamClient(this.handle);
-        for await (const item of stream.subscribe(undefined, expected)) {
-          expected = this.accept(item.topic, item.data, item.offset, expected);
-          if (this.terminal || this.watchers === 0) return;
+        try {
+          for await (const item of stream.subscribe(undefined, expected)) {
+            expected = this.accept(item.topic, item.data, item.offset, expected);
+            if (this.terminal || this.watchers === 0) return;
+          }
+        } catch (error) {
+          // Cancelling the run cancels its parked polls too: the run is closing, its last items come below.
+          if (!(error instanceof WorkflowUpdateFailedError && error.cause instanceof CancelledFailure)) throw error;
         }
         const status = (await this.handle.describe()).status.name;
         if (status !== 'RUNNING') break;

@@ -124,6 +124,37 @@ describe('run stream', () => {
     );
   });
 
+  it('reads a finished run, and a cancelled one, to their terminal event', async () => {
+    await withAgentWorker(
+      env,
+      [downloader()],
+      async ({ start }) => {
+        const done = await start('downloader', 'get it');
+        await done.result();
+        // Every poll lands on a closed run: its last items come from the stream tail query.
+        const parts = await collect(done.stream());
+        expect(events(parts).at(-1)).toMatchObject({ type: 'finished', text: 'downloaded' });
+        expect(parts.map((p) => p.offset)).toEqual(parts.map((_, i) => i));
+        expect(await collect(done.stream({ from: parts.at(-3)!.offset }))).toEqual(parts.slice(-3));
+      },
+      { progressIntervalMs: 100 },
+    );
+    await withAgentWorker(
+      env,
+      [downloader()],
+      async ({ start }) => {
+        const cancelled = await start('downloader', 'get it');
+        const watching = collect(cancelled.stream());
+        await expect
+          .poll(async () => (await cancelled.state()).runningTools.length, { timeout: 15_000, interval: 50 })
+          .toBe(1);
+        await cancelled.handle.cancel();
+        expect(events(await watching).at(-1)).toMatchObject({ type: 'cancelled' });
+      },
+      { progressIntervalMs: 100 },
+    );
+  });
+
   it('a watcher that disconnects and resumes from its offset misses nothing and repeats nothing, across continue-as-new', async () => {
     const note = createTool({
       name: 'note',
