@@ -8,6 +8,7 @@ import {
 } from '../src/protocol/index.js';
 import type { agentRun } from './agent-run.js';
 import { PATCHES } from './patches.js';
+import { CARRIED_ITEMS } from './run-stream.js';
 import type { AgentRunState } from './run-state.js';
 
 /** Events carried into the next execution on continue-as-new (older ones stay readable on the previous run). */
@@ -67,18 +68,22 @@ async function continueStreamedIfPossible(
 ): Promise<void> {
   const stream = state.stream!;
   const generation = (input.continuation?.generation ?? 0) + 1;
-  const build = (): AgentRunInput | undefined => {
+  const build = (items: number): AgentRunInput | undefined => {
     const events = state.events.tail(CARRIED_EVENTS);
-    return nextInput(input, { ...continuationOf(state, description, generation, events), stream: stream.carry() });
+    return nextInput(input, { ...continuationOf(state, description, generation, events), stream: stream.carry(items) });
   };
   // Room for the event: one more item of about its size in the events and (base64 of a Payload) in the stream.
   const marker = jsonBytes(state.events.preview({ type: 'continued-as-new', generation }));
-  const probe = build();
-  if (probe && jsonBytes(probe) + 4 * marker < MAX_CONTINUATION_BYTES) {
+  const fits = (next: AgentRunInput | undefined) =>
+    next !== undefined && jsonBytes(next) + 4 * marker < MAX_CONTINUATION_BYTES;
+  // The stream's items repeat the carried events (as base64 Payloads): when both do not fit, carry fewer items (a
+  // watcher further behind is told it missed them) rather than stay in an execution whose history keeps growing.
+  const items = [CARRIED_ITEMS, CARRIED_ITEMS / 4, 0].find((count) => fits(build(count)));
+  if (items !== undefined) {
     stream.detach();
     await condition(allHandlersFinished);
     state.events.emit({ type: 'continued-as-new', generation });
-    const next = build();
+    const next = build(items);
     if (next) await continueAsNew<typeof agentRun>(next);
     // Handlers that ran while the polls drained made it too large after all: the run goes on with its stream.
     stream.reattach();

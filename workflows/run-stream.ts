@@ -97,9 +97,12 @@ export class RunStream {
     (this.stream as unknown as { draining: boolean }).draining = false;
   }
 
-  /** The state to carry over continue-as-new: the newest {@link CARRIED_ITEMS} items and the offsets. */
-  carry(): WorkflowStreamState {
-    this.truncateTo(this.endOffset - CARRIED_ITEMS);
+  /**
+   * The state to carry over continue-as-new: the newest `items` (at most {@link CARRIED_ITEMS}) and the offsets, which
+   * go on from it. Truncates the log to them: the execution ends once it is carried.
+   */
+  carry(items = CARRIED_ITEMS): WorkflowStreamState {
+    this.truncateTo(this.endOffset - Math.min(items, CARRIED_ITEMS));
     return this.stream.getState();
   }
 

@@ -143,9 +143,11 @@ export class AgentRun {
 
   /**
    * The run's events with `seq > after`, in order, as they happen; ends after the terminal event, or quietly
-   * when `signal` aborts. Reconnecting with the last seen `seq` misses nothing and repeats nothing. Each poll is
-   * a query a worker answers: with none, this throws `NoWorkerError` after `requestTimeoutMs` (catch it and
-   * call again with the last `seq` to keep waiting).
+   * when `signal` aborts. Reconnecting with the last seen `seq` misses nothing and repeats nothing. A run started
+   * since 0.4.0 is read from its stream (see {@link stream}; `pollIntervalMs` does not apply): one query a worker
+   * answers to find the stream, then long polls on the server. An earlier run is read by polling the events query,
+   * which a worker answers: with none, this throws `NoWorkerError` after `requestTimeoutMs` (catch it and call
+   * again with the last `seq` to keep waiting).
    */
   async *events(
     options: { after?: number; pollIntervalMs?: number; signal?: AbortSignal } = {},
