@@ -26,7 +26,7 @@ import { runStreamTailQuery, toolProgressSignal } from '../src/protocol/run-mess
 const MAX_ITEMS = 2_000;
 const KEEP_ITEMS = 1_000;
 export const CARRIED_ITEMS = 1_000;
-/** Entries one publish signal may carry; the rest are dropped (a tool's reporter sends one at a time). */
+/** Entries one publish signal may carry: the newest are kept (progress is latest-wins; a reporter sends one at a time). */
 const MAX_ENTRIES_PER_PUBLISH = 64;
 /** Items the tail query returns at once. */
 const MAX_TAIL_ITEMS = 1_000;
@@ -124,12 +124,12 @@ export class RunStream {
     const items = state.log
       .slice(start, start + MAX_TAIL_ITEMS)
       .map((item, index) => ({ ...item, offset: state.base_offset + start + index }));
-    return { items, baseOffset: state.base_offset, nextOffset: state.base_offset + start + items.length };
+    return { items, baseOffset: state.base_offset, nextOffset: state.base_offset + state.log.length };
   }
 
   /** The stream's publish signal, checked: see the class comment. A signal has no validator, so nothing throws. */
   private receive(input: PublishInput | null | undefined): void {
-    const entries = Array.isArray(input?.items) ? input.items.slice(0, MAX_ENTRIES_PER_PUBLISH) : [];
+    const entries = Array.isArray(input?.items) ? input.items.slice(-MAX_ENTRIES_PER_PUBLISH) : [];
     if (entries.length === 0) return this.drop('malformed publish');
     for (const entry of entries) {
       const progress = entry?.topic === RUN_STREAM_TOPICS.progress ? decodeProgress(entry.data) : undefined;

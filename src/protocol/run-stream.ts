@@ -39,7 +39,7 @@ export interface RunStreamTail {
   items: { topic: string; data: string; offset: number }[];
   /** Offset of the first item the run still holds (older ones were truncated). */
   baseOffset: number;
-  /** Offset after the last item. */
+  /** Offset after the last item the run holds (more to read while it is above the last returned item's). */
   nextOffset: number;
 }
 

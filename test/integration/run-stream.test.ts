@@ -155,6 +155,47 @@ describe('run stream', () => {
     );
   });
 
+  it('keeps its log bounded: a watcher from before the oldest item held is told what it missed', async () => {
+    const ticker = createTool({
+      name: 'ticker',
+      description: 'Ticks.',
+      parameters: z.object({ ticks: z.number().int() }),
+      execute: async function* ({ ticks }) {
+        for (let tick = 1; tick <= ticks; tick++) {
+          await new Promise((r) => setTimeout(r, 2));
+          yield tick;
+        }
+      },
+    });
+    const model = new ScriptedLanguageModel([
+      { toolCalls: [{ toolName: 'ticker', input: { ticks: 1_500 }, toolCallId: 't' }] },
+      { text: 'ticked' },
+    ]);
+    const agent = new Agent({ name: 'ticker', instructions: '', model, tools: [ticker] });
+    await withAgentWorker(
+      env,
+      [agent],
+      async ({ start }) => {
+        const run = await start('ticker', 'tick');
+        await run.result();
+        const parts = await collect(run.stream());
+        // Each shown yield is two items (progress, tool-progress event): more than the 2,000 the run keeps.
+        expect(parts[0]).toMatchObject({ type: 'truncated', missedFrom: 0 });
+        const base = parts[0]!.offset;
+        expect(base).toBeGreaterThan(0);
+        expect(parts.length).toBeLessThanOrEqual(2_001);
+        expect(parts.slice(1).map((p) => p.offset)).toEqual(parts.slice(1).map((_, i) => base + i));
+        expect(events(parts).at(-1)).toMatchObject({ type: 'finished', text: 'ticked' });
+        // run.events() fills the truncated part from the events query: every seq, once.
+        const all: RunEvent[] = [];
+        for await (const event of run.events()) all.push(event);
+        expect(all.map((e) => e.seq)).toEqual(all.map((_, i) => i + 1));
+        expect(all.at(-1)).toEqual(events(parts).at(-1));
+      },
+      { progressIntervalMs: 1 },
+    );
+  });
+
   it('a watcher that disconnects and resumes from its offset misses nothing and repeats nothing, across continue-as-new', async () => {
     const note = createTool({
       name: 'note',
