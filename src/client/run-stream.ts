@@ -12,6 +12,8 @@ import {
 } from '../protocol/index.js';
 import { runStreamTailQuery } from '../protocol/run-messages.js';
 
+export { RunWithoutStreamError } from './errors/run-without-stream-error.js';
+
 /**
  * One item of a run's stream, with its offset. Offsets are global across topics and go on across continue-as-new:
  * `run.stream({ from: part.offset + 1 })` resumes after `part` with nothing missed or repeated.
@@ -225,16 +227,6 @@ function feedFor(handle: WorkflowHandle, from: number): RunFeed {
   });
   byRun.set(key, feed);
   return feed;
-}
-
-/** Thrown by `run.stream()` for a run started before 0.4.0: it has no stream; `run.events()` reads its events. */
-export class RunWithoutStreamError extends Error {
-  override readonly name = 'RunWithoutStreamError';
-  constructor(readonly workflowId: string) {
-    super(
-      `Run ${workflowId} was started before durable-agent 0.4.0 and has no stream; read its events with run.events().`,
-    );
-  }
 }
 
 /** Name of the stream's offset query (`@temporalio/workflow-streams`' cross-language protocol). */
