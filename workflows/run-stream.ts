@@ -1,8 +1,11 @@
-import { defaultPayloadConverter, log, setHandler, uuid4 } from '@temporalio/workflow';
+import { ApplicationFailure, defaultPayloadConverter, log, setHandler, uuid4 } from '@temporalio/workflow';
 import {
   WorkflowStream,
   decodePayloadWire,
+  workflowStreamPollUpdate,
   workflowStreamPublishSignal,
+  type PollInput,
+  type PollResult,
   type PublishInput,
   type WorkflowStreamState,
 } from '@temporalio/workflow-streams/workflow';
@@ -28,6 +31,8 @@ const KEEP_ITEMS = 1_000;
 export const CARRIED_ITEMS = 1_000;
 /** Entries one publish signal may carry: the newest are kept (progress is latest-wins; a reporter sends one at a time). */
 const MAX_ENTRIES_PER_PUBLISH = 64;
+/** Topics a poll may filter on (the run has two). */
+const MAX_POLL_TOPICS = 8;
 /** Items the tail query returns at once. */
 const MAX_TAIL_ITEMS = 1_000;
 
@@ -52,6 +57,7 @@ export class RunStream {
   private endOffset: number;
   private readonly calls = new Map<string, OpenCall>();
   private dropped = 0;
+  private draining = false;
 
   constructor(
     prior: WorkflowStreamState | undefined,
@@ -62,6 +68,12 @@ export class RunStream {
     this.baseOffset = prior?.base_offset ?? 0;
     this.endOffset = this.baseOffset + (prior?.log.length ?? 0);
     setHandler(workflowStreamPublishSignal, (input) => this.receive(input));
+    // The stream's poll, with a validator that also refuses offsets the run has not reached: such a poll would park
+    // until the run ends, holding one of the few updates Temporal lets a run have in flight.
+    const poll = this.stream as unknown as { onPoll(input: PollInput): Promise<PollResult> };
+    setHandler(workflowStreamPollUpdate, (input) => poll.onPoll(input), {
+      validator: (input) => this.checkPoll(input),
+    });
     // A run with a stream takes progress only from its stream: the v0.3.0 signal carries no token to check.
     setHandler(toolProgressSignal, () => this.drop('progress signal'));
     setHandler(runStreamTailQuery, (from) => this.tail(from));
@@ -86,6 +98,7 @@ export class RunStream {
 
   /** Wakes parked polls and refuses new ones (`StreamDraining`), so `allHandlersFinished` can become true. */
   detach(): void {
+    this.draining = true;
     this.stream.detachPollers();
   }
 
@@ -94,6 +107,7 @@ export class RunStream {
    * way back; its `draining` flag is the only state `detachPollers` sets (checked against 1.23.0's source).
    */
   reattach(): void {
+    this.draining = false;
     (this.stream as unknown as { draining: boolean }).draining = false;
   }
 
@@ -104,6 +118,22 @@ export class RunStream {
   carry(items = CARRIED_ITEMS): WorkflowStreamState {
     this.truncateTo(this.endOffset - Math.min(items, CARRIED_ITEMS));
     return this.stream.getState();
+  }
+
+  /** Validator of the poll update: runs before anything is recorded, so a refused poll leaves no trace in history. */
+  private checkPoll(input: PollInput | null | undefined): void {
+    if (this.draining) {
+      // The stream's own refusal, by type: its client retries until the poll lands on the next execution.
+      throw ApplicationFailure.create({ type: 'StreamDraining', message: 'The run is continuing as new; poll again.' });
+    }
+    const from = input?.from_offset;
+    const topics = input?.topics;
+    if (!Number.isSafeInteger(from) || from! < 0 || from! > this.endOffset) {
+      throw new Error(`Poll from offset ${String(from)} refused: the run's stream ends at offset ${this.endOffset}.`);
+    }
+    if (!Array.isArray(topics) || topics.length > MAX_POLL_TOPICS || topics.some((t) => typeof t !== 'string')) {
+      throw new Error(`Poll refused: topics must be at most ${MAX_POLL_TOPICS} strings.`);
+    }
   }
 
   private append(topic: string, value: unknown): void {

@@ -110,6 +110,14 @@ describe('run stream', () => {
           .topic('events')
           .publish({ type: 'text', step: 1, text: 'forged', seq: 999, at: new Date().toISOString() });
         await forger.flush();
+        // A poll from an offset the run never reaches is refused at once (it would hold an update slot until the end).
+        const poll = (args: unknown) =>
+          run.handle.executeUpdate('__temporal_workflow_stream_poll', { args: [args] as [unknown] });
+        const refusal = (pattern: RegExp) => ({ cause: { message: expect.stringMatching(pattern) as unknown } });
+        await expect(poll({ topics: [], from_offset: 1e9 })).rejects.toMatchObject(refusal(/stream ends at offset/));
+        await expect(poll({ topics: Array(100).fill('x'), from_offset: 0 })).rejects.toMatchObject(
+          refusal(/topics must be at most/),
+        );
         // And the v0.3.0 progress signal, which a run with a stream no longer takes.
         await run.handle.signal(toolProgressSignal, { toolCallId: 'dl', seq: 998, value: 'forged' });
 
