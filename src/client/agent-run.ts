@@ -206,9 +206,17 @@ export class AgentRun {
     yield* streamRun(this.handle, options);
   }
 
+  /**
+   * Whether the run has a stream. A yes is kept (a run keeps its stream across continue-as-new); a no is asked again,
+   * since a later run may reuse the workflow id.
+   */
   private async hasStream(signal: AbortSignal | undefined): Promise<boolean> {
-    return await hasStream((call) => this.ask('the stream offset query', call, { signal }), this.handle);
+    if (this.streamed) return true;
+    this.streamed = await hasStream((call) => this.ask('the stream offset query', call, { signal }), this.handle);
+    return this.streamed;
   }
+
+  private streamed = false;
 
   /** Approves a pending tool call; resolves with the recorded decision (undefined when sent as a signal). */
   async approve(toolCallId: string, options: DecisionOptions = {}): Promise<ApprovalRecord | undefined> {
