@@ -67,7 +67,7 @@ async function runCheckedCall(
   const { input } = checked;
   const { cancellationSignal } = Context.current();
   const cancellation = linkedToCancellation(cancellationSignal);
-  const progress = new ProgressReporter(input.run, input.toolCallId, deps.progressIntervalMs);
+  const progress = new ProgressReporter(input.run, input.toolCallId, deps.progressIntervalMs, input.progressToken);
   const mcpCall = mcpCallHooks(deps, checked.agent, input, checked.tool, cancellation.controller, progress);
   try {
     const pipeline = pipelineInput(checked, checkpoints, cancellation.controller, mcpCall?.hooks, (seq, value) => {

@@ -28,6 +28,7 @@ import { registerHandlers } from './handlers.js';
 import { listMcpServers } from './mcp.js';
 import { PATCHES } from './patches.js';
 import { AgentRunState } from './run-state.js';
+import { RunStream } from './run-stream.js';
 import { settleToolCalls } from './tool-calls.js';
 
 type Activities = ReturnType<typeof createActivities>;
@@ -62,6 +63,10 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
   // Decided once per run, before the first signal is handled: a run started on v0.1.0 keeps its rules.
   const state = new AgentRunState(input, { bound: patched(PATCHES.boundedClientInput) });
   registerHandlers(state);
+  // Decided by the first execution and carried: a run started before 0.4.0 never gets a stream.
+  if (input.continuation ? input.continuation.stream !== undefined : patched(PATCHES.runStream)) {
+    state.attachStream(new RunStream(input.continuation?.stream, (progress) => state.showProgress(progress)));
+  }
   try {
     const { workflowId, runId } = workflowInfo();
     const run: RunRef = { workflowId, runId };
@@ -144,6 +149,9 @@ function approvalTimeout(input: AgentRunInput, description: AgentDescription): n
 /** The run's result. Waits for update handlers in flight (an approval's caller gets its answer). */
 async function finish(state: AgentRunState, stopReason: StopReason): Promise<AgentRunOutput> {
   const text = state.complete(stopReason);
+  // Parked stream polls return what they wait for (the last events) and new ones are refused: a poll from an offset
+  // the run never reaches would otherwise hold the run open.
+  state.stream?.detach();
   await condition(allHandlersFinished);
   return {
     version: 1,

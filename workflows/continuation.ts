@@ -8,6 +8,7 @@ import {
 } from '../src/protocol/index.js';
 import type { agentRun } from './agent-run.js';
 import { PATCHES } from './patches.js';
+import { CARRIED_ITEMS } from './run-stream.js';
 import type { AgentRunState } from './run-state.js';
 
 /** Events carried into the next execution on continue-as-new (older ones stay readable on the previous run). */
@@ -39,17 +40,74 @@ export async function continueAsNewIfPossible(
   input: AgentRunInput,
   description: AgentDescription,
 ): Promise<void> {
+  if (state.stream) return await continueStreamedIfPossible(state, input, description);
   await condition(allHandlersFinished);
   const generation = (input.continuation?.generation ?? 0) + 1;
+  const continuation = continuationOf(state, description, generation, [
+    ...state.events.tail(CARRIED_EVENTS - 1),
+    state.events.preview({ type: 'continued-as-new', generation }),
+  ]);
+  const next = nextInput(input, continuation);
+  if (next) {
+    state.events.emit({ type: 'continued-as-new', generation });
+    await continueAsNew<typeof agentRun>(next);
+  }
+  tooLarge(state);
+}
+
+/**
+ * Continue-as-new of a run with a stream. Its stream's polls park until the log grows, so they must be detached
+ * before handlers can all finish; detaching refuses new polls, so it happens only once the next input is known to
+ * fit (measured with the `continued-as-new` event as it will be). The event is published before the stream state
+ * is taken, so watchers following the run see it, then the next execution's items at the following offsets.
+ */
+async function continueStreamedIfPossible(
+  state: AgentRunState,
+  input: AgentRunInput,
+  description: AgentDescription,
+): Promise<void> {
+  const stream = state.stream!;
+  const generation = (input.continuation?.generation ?? 0) + 1;
+  const build = (items: number): AgentRunInput | undefined => {
+    const events = state.events.tail(CARRIED_EVENTS);
+    return nextInput(input, { ...continuationOf(state, description, generation, events), stream: stream.carry(items) });
+  };
+  // Room for the event: one more item of about its size in the events and (base64 of a Payload) in the stream.
+  const marker = jsonBytes(state.events.preview({ type: 'continued-as-new', generation }));
+  const fits = (next: AgentRunInput | undefined) =>
+    next !== undefined && jsonBytes(next) + 4 * marker < MAX_CONTINUATION_BYTES;
+  // The stream's items repeat the carried events (as base64 Payloads): when both do not fit, carry fewer items (a
+  // watcher further behind is told it missed them) rather than stay in an execution whose history keeps growing.
+  const items = [CARRIED_ITEMS, CARRIED_ITEMS / 4, 0].find((count) => fits(build(count)));
+  if (items !== undefined) {
+    stream.detach();
+    await condition(allHandlersFinished);
+    state.events.emit({ type: 'continued-as-new', generation });
+    const next = build(items);
+    if (next) await continueAsNew<typeof agentRun>(next);
+    // Handlers that ran while the polls drained made it too large after all: the run goes on with its stream.
+    stream.reattach();
+    log.warn('Run state grew too large while continuing as new; continuing in this execution');
+  }
+  tooLarge(state);
+}
+
+/** What every continuation carries: transcript, `events`, steps, usage, decisions, early messages, listings. */
+function continuationOf(
+  state: AgentRunState,
+  description: AgentDescription,
+  generation: number,
+  events: RunContinuation['events'],
+): RunContinuation {
   const routing = state.routing.carry();
   // No tool call runs across continue-as-new, so no call of the next execution re-issues one of this one: since
   // v0.4.0 its answers stay behind (they grew every continuation without bound).
   const answers = state.elicitations.records();
   const carriedAnswers = answers.length > 0 && patched(PATCHES.elicitationUpdate) ? [] : answers;
-  const continuation: RunContinuation = {
+  return {
     description,
     messages: state.messages,
-    events: [...state.events.tail(CARRIED_EVENTS - 1), state.events.preview({ type: 'continued-as-new', generation })],
+    events,
     steps: state.steps,
     usage: state.usage,
     approvals: state.approvals.history(),
@@ -61,11 +119,9 @@ export async function continueAsNewIfPossible(
     ...(routing ? { routing } : {}),
     generation,
   };
-  const next = nextInput(input, continuation);
-  if (next) {
-    state.events.emit({ type: 'continued-as-new', generation });
-    await continueAsNew<typeof agentRun>(next);
-  }
+}
+
+function tooLarge(state: AgentRunState): void {
   if (!state.continuationTooLarge) {
     state.continuationTooLarge = true;
     log.warn('Run state too large to continue as new; continuing in this execution', { step: state.steps.length });

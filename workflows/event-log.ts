@@ -6,6 +6,7 @@ import type { RunEvent, RunEventBody } from '../src/protocol/index.js';
  */
 export class EventLog {
   private readonly events: RunEvent[];
+  private listener: ((event: RunEvent) => void) | undefined;
 
   constructor(carried: RunEvent[] = []) {
     this.events = [...carried];
@@ -15,7 +16,13 @@ export class EventLog {
   emit(body: RunEventBody): RunEvent {
     const event = this.preview(body);
     this.events.push(event);
+    this.listener?.(event);
     return event;
+  }
+
+  /** Hands every event emitted from now on to `listener` too (the run's stream). */
+  onEmit(listener: (event: RunEvent) => void): void {
+    this.listener = listener;
   }
 
   /** The event `emit(body)` would append now, without appending it. */

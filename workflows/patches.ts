@@ -35,4 +35,11 @@ export const PATCHES = {
    * token; and continue-as-new carries no answer records. Runs of v0.3.0 waiting on a question keep the old wait.
    */
   elicitationUpdate: 'durable-agent.elicitation-update',
+  /**
+   * v0.4.0, decided once at the start of a run and carried over continue-as-new: the run has one stream
+   * (`@temporalio/workflow-streams`) with its events and tool progress, which clients long-poll; tool activities
+   * publish progress to it with a per-call token instead of the progress signal. A run started before keeps the
+   * events query as the only way to watch it and the progress signal, in every execution.
+   */
+  runStream: 'durable-agent.run-stream',
 } as const;

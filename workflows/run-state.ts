@@ -29,6 +29,7 @@ import { ClientToolBook } from './client-tools.js';
 import { ElicitationBook } from './elicitations.js';
 import { EventLog } from './event-log.js';
 import { RoutingState } from './routing-state.js';
+import type { RunStream } from './run-stream.js';
 
 /**
  * Everything a run knows, and the transitions between its states. Plain data and pure methods: the workflow's
@@ -41,6 +42,8 @@ export class AgentRunState {
   finishReason = 'unknown';
   /** Set once the state was too large to continue as new (the run goes on in its execution). */
   continuationTooLarge = false;
+  /** The run's stream, for runs started since 0.4.0 (`PATCHES.runStream`); see {@link attachStream}. */
+  stream: RunStream | undefined;
   readonly run: RunContextData;
   readonly events: EventLog;
   readonly approvals: ApprovalBook;
@@ -87,6 +90,12 @@ export class AgentRunState {
     this.elicitations = new ElicitationBook(carried?.elicitations ?? []);
     this.elicitationTimeoutMs = input.elicitationTimeoutMs ?? carried?.description.mcp?.elicitationTimeoutMs;
     for (const listing of carried?.mcpListings ?? []) this.keepListing(listing);
+  }
+
+  /** Gives the run its stream: every event emitted from now on is published on it too. */
+  attachStream(stream: RunStream): void {
+    this.stream = stream;
+    this.events.onEmit((event) => stream.publishEvent(event));
   }
 
   /** Records what `mcpListTools` found for a server (its tools from now on, or that it failed). */
@@ -170,12 +179,18 @@ export class AgentRunState {
    * has, so a retried attempt's repeated yields are not shown twice. Malformed reports are ignored.
    */
   recordProgress(progress: ToolProgress | null | undefined): void {
-    if (typeof progress?.toolCallId !== 'string' || typeof progress.seq !== 'number') return;
+    this.showProgress(progress);
+  }
+
+  /** {@link recordProgress}, saying whether the yield was shown (the run's stream publishes only those). */
+  showProgress(progress: ToolProgress | null | undefined): boolean {
+    if (typeof progress?.toolCallId !== 'string' || typeof progress.seq !== 'number') return false;
     const running = this.runningTools.get(progress.toolCallId);
-    if (!running || (running.progress && running.progress.seq >= progress.seq)) return;
+    if (!running || (running.progress && running.progress.seq >= progress.seq)) return false;
     const value = previewOutput(progress.value);
     running.progress = { ...progress, value };
     this.events.emit({ type: 'tool-progress', toolCallId: progress.toolCallId, progressSeq: progress.seq, value });
+    return true;
   }
 
   /** The run's first messages: the system prompt (when not blank) and the input. */

@@ -335,6 +335,8 @@ async function executeCall(ctx: CallContext, call: ValidCall, args: JsonValue): 
   const { executeTool } = toolProxy(ctx.description, call);
   const mcp = state.listingRefs();
   state.toolStarted(step, call);
+  // Runs with a stream: the call's activity publishes its progress with this token (see RunStream).
+  const progressToken = state.stream?.openCall(toolCallId);
   let result;
   try {
     for (let reissues = 0; ; reissues++) {
@@ -352,6 +354,7 @@ async function executeCall(ctx: CallContext, call: ValidCall, args: JsonValue): 
         mark: ctx.mark,
         ...(mcp.length > 0 ? { mcp } : {}),
         ...(call.via ? { via: call.via } : {}),
+        ...(progressToken ? { progressToken } : {}),
       });
       if (result.kind !== 'elicitation-pending') break;
       if (reissues >= MAX_ELICITATION_REISSUES) return answer(ctx, call, reissueLimit(), 'error', reissueLimit().value);
@@ -368,6 +371,7 @@ async function executeCall(ctx: CallContext, call: ValidCall, args: JsonValue): 
         state.events.emit({ type: 'elicitation-answered', id, action: 'cancel', withdrawn: true });
       }
     }
+    state.stream?.closeCall(toolCallId);
     ctx.slots.release();
   }
   if (result.kind === 'denied') {

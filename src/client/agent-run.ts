@@ -7,6 +7,14 @@ import { currentRunId } from './history/run-chain.js';
 import { transcriptFromHistory } from './history/transcript-from-history.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, throughWorker } from './through-worker.js';
 import {
+  RunWithoutStreamError,
+  eventsFromStream,
+  hasStream,
+  streamRun,
+  type RunStreamOptions,
+  type RunStreamPart,
+} from './run-stream.js';
+import {
   FailureType,
   readTranscript,
   TERMINAL_EVENT_TYPES,
@@ -175,13 +183,22 @@ export class AgentRun {
 
   /**
    * The run's events with `seq > after`, in order, as they happen; ends after the terminal event, or quietly
-   * when `signal` aborts. Reconnecting with the last seen `seq` misses nothing and repeats nothing. Each poll is
-   * a query a worker answers: with none, this throws `NoWorkerError` after `requestTimeoutMs` (catch it and
-   * call again with the last `seq` to keep waiting).
+   * when `signal` aborts. Reconnecting with the last seen `seq` misses nothing and repeats nothing. A run started
+   * since 0.4.0 is read from its stream (see {@link stream}; `pollIntervalMs` does not apply): one query a worker
+   * answers to find the stream, then long polls on the server. An earlier run is read by polling the events query,
+   * which a worker answers: with none, this throws `NoWorkerError` after `requestTimeoutMs` (catch it and call
+   * again with the last `seq` to keep waiting).
    */
   async *events(
     options: { after?: number; pollIntervalMs?: number; signal?: AbortSignal } = {},
   ): AsyncGenerator<RunEvent> {
+    // Runs started since 0.4.0 have a stream: watchers long-poll the server, and share one subscription per process.
+    if (await this.hasStream(options.signal)) {
+      const readEvents = (after: number) =>
+        this.ask('the events query', () => this.handle.query(eventsQuery, after, 500));
+      yield* eventsFromStream(this.handle, readEvents, options);
+      return;
+    }
     let after = options.after ?? 0;
     const interval = options.pollIntervalMs ?? 200;
     const { signal } = options;
@@ -224,6 +241,32 @@ export class AgentRun {
       if (aborted) return;
     }
   }
+
+  /**
+   * The run's stream from offset `from` (default: the oldest item it holds): its events and tool progress as typed
+   * parts with offsets, as they are published. Resume with `from: lastPart.offset + 1`: nothing is missed or repeated,
+   * across continue-as-new; a watcher that fell behind the run's bounded log gets a `truncated` part. Watching is a
+   * long poll on the server (no worker answers it); watchers of one run in this process share one subscription.
+   * Ends after the terminal event.
+   *
+   * @throws RunWithoutStreamError for a run started before 0.4.0 (use {@link events}).
+   */
+  async *stream(options: RunStreamOptions = {}): AsyncGenerator<RunStreamPart> {
+    if (!(await this.hasStream(options.signal))) throw new RunWithoutStreamError(this.handle.workflowId);
+    yield* streamRun(this.handle, options);
+  }
+
+  /**
+   * Whether the run has a stream. A yes is kept (a run keeps its stream across continue-as-new); a no is asked again,
+   * since a later run may reuse the workflow id.
+   */
+  private async hasStream(signal: AbortSignal | undefined): Promise<boolean> {
+    if (this.streamed) return true;
+    this.streamed = await hasStream((call) => this.ask('the stream offset query', call, { signal }), this.handle);
+    return this.streamed;
+  }
+
+  private streamed = false;
 
   /** Approves a pending tool call; resolves with the recorded decision (undefined when sent as a signal). */
   async approve(toolCallId: string, options: DecisionOptions = {}): Promise<ApprovalRecord | undefined> {

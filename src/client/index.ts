@@ -8,6 +8,7 @@ export {
   type RunToolCall,
   type RunToolResult,
 } from './agent-run.js';
+export { RunWithoutStreamError, type RunStreamOptions, type RunStreamPart } from './run-stream.js';
 export { DEFAULT_REQUEST_TIMEOUT_MS } from './through-worker.js';
 export { DurableAgentError, type DurableAgentErrorOptions } from '../errors/durable-agent-error.js';
 export { NoWorkerError, type NoWorkerErrorDetails } from './errors/no-worker-error.js';
@@ -41,6 +42,7 @@ export {
   type RunningTool,
   type StepSummary,
   type StopReason,
+  type StreamedProgress,
   type ToolProgress,
   type TranscriptMessage,
   type Usage,

@@ -195,6 +195,12 @@ export interface ExecuteToolInput {
    * direct call, and in inputs of workflows before 0.4.0 (their targets are looked up through the routing).
    */
   via?: 'callTool';
+  /**
+   * Set for calls of a run with a stream (since 0.4.0): the capability the activity publishes its progress with, on
+   * the stream's `progress` topic. The workflow drops a progress publish that does not carry the token of a running
+   * call. Absent: progress goes by the v0.3.0 progress signal.
+   */
+  progressToken?: string;
 }
 
 /**

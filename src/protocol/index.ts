@@ -15,3 +15,4 @@ export * from './elicitation-answer.js';
 export * from './refusal-codes.js';
 export * from './routing.js';
 export * from './refusal-codes.js';
+export * from './run-stream.js';

@@ -13,6 +13,7 @@ import type {
   ApprovalRecord,
   RunEvent,
   RunState,
+  RunStreamTail,
   ToolProgress,
   ToolResultSubmission,
   TranscriptSlice,
@@ -88,3 +89,9 @@ export const elicitationQuery = defineQuery<ElicitationStatus, [id: string]>('du
 export const mcpListingQuery = defineQuery<McpListingRecord | null, [server: string, version: string]>(
   'durable-agent.mcp-listing',
 );
+
+/**
+ * Items of the run's stream from an offset (runs with a stream, since 0.4.0): what a client reads when the run closed
+ * before its last poll took them. The stream's own update is the way to watch a running run.
+ */
+export const runStreamTailQuery = defineQuery<RunStreamTail, [fromOffset: number]>('durable-agent.stream-tail');

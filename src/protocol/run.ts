@@ -6,6 +6,7 @@ import type { RunEvent } from './events.js';
 import type { McpListingRecord } from './activity-io.js';
 import type { ElicitationRecord, PendingElicitation } from './elicitation.js';
 import type { RunToolRoutingOverride } from './routing.js';
+import type { RunStreamContinuation } from './run-stream.js';
 
 /** Input of the `agentRun` workflow. Stored in history: no secrets here. */
 export interface AgentRunInput {
@@ -50,6 +51,11 @@ export interface RunContinuation {
   elicitations?: ElicitationRecord[];
   /** Tool routing state: names `searchTools` returned so far, embedding models whose pool was warmed. */
   routing?: RoutingContinuation;
+  /**
+   * The run's stream (since 0.4.0, `PATCHES.runStream`): its bounded log, offsets and publishers. Present exactly
+   * when the run has a stream, so a run started before keeps its event query and progress signal in every execution.
+   */
+  stream?: RunStreamContinuation;
   generation: number;
 }
 

@@ -21,6 +21,10 @@ describe('workflow boundary lint', () => {
     ["import { createHash } from 'crypto';", 'Node built-ins are not allowed in workflow code.'],
     ["import { Worker } from '@temporalio/worker';", 'Workflow code may only use @temporalio/workflow.'],
     [
+      "import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';",
+      'Workflow code may only use @temporalio/workflow-streams/workflow.',
+    ],
+    [
       "import { createActivities } from '../activities/index.js';",
       'Workflow code may import worker-side code as types only',
     ],
@@ -34,11 +38,12 @@ describe('workflow boundary lint', () => {
     const errors = await boundaryErrors(
       [
         "import { condition } from '@temporalio/workflow';",
+        "import { WorkflowStream } from '@temporalio/workflow-streams/workflow';",
         "import { previewOutput } from '../src/protocol/index.js';",
         "import type { createActivities } from '../activities/index.js';",
         "import type { Tool } from '../src/tool/tool.js';",
         'export type Probe = ReturnType<typeof createActivities> | Tool;',
-        'export const probe = [condition, previewOutput];',
+        'export const probe = [condition, previewOutput, WorkflowStream];',
       ].join('\n'),
     );
     expect(errors).toEqual([]);

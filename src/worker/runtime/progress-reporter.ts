@@ -1,11 +1,25 @@
 import { Context } from '@temporalio/activity';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import { getGlobalLogger } from '../../logger.js';
-import { previewOutput, type JsonValue, type RunRef, type ToolProgress } from '../../protocol/index.js';
+import {
+  RUN_STREAM_TOPICS,
+  previewOutput,
+  type JsonValue,
+  type ProgressPublish,
+  type RunRef,
+  type ToolProgress,
+} from '../../protocol/index.js';
 import { toolProgressSignal } from '../../protocol/run-messages.js';
 
+/** How long a progress batch is retried before it is given up (progress is for people watching, never the tool's fate). */
+const STREAM_RETRY = '10 seconds';
+
 /**
- * Reports a streaming tool's yields to its run as signals (values shortened to a preview), at most one per interval
- * and always the latest (a trailing send), so `run.state()` and `run.events()` show progress without a signal per yield in history.
+ * Reports a streaming tool's yields to its run (values shortened to a preview), at most one per interval and always
+ * the latest (a trailing send), so `run.state()`, `run.events()` and `run.stream()` show progress without a signal per
+ * yield in history. With a `token` (runs with a stream, since 0.4.0) each send is a publish on the run stream's
+ * `progress` topic, tagged with the token and this attempt; without one it is the v0.3.0 progress signal.
  * The checkpoint itself is the activity heartbeat; this is only what people watch.
  */
 export class ProgressReporter {
@@ -14,11 +28,13 @@ export class ProgressReporter {
   private timer: NodeJS.Timeout | undefined;
   private sending: Promise<void> = Promise.resolve();
   private readonly startedAt = Date.now();
+  private stream: WorkflowStreamClient | undefined;
 
   constructor(
     private readonly run: RunRef,
     private readonly toolCallId: string,
     private readonly intervalMs: number,
+    private readonly token?: string,
   ) {}
 
   /** Records a yield; sends now or schedules a send at the end of the current interval. */
@@ -47,6 +63,8 @@ export class ProgressReporter {
     this.timer = undefined;
     this.latest = undefined;
     await this.sending;
+    // Drains what was already handed to the stream (bounded by STREAM_RETRY).
+    await this.stream?.[Symbol.asyncDispose]().catch((err: unknown) => this.failed(err));
   }
 
   private flush(): void {
@@ -55,12 +73,36 @@ export class ProgressReporter {
     if (!progress) return;
     this.latest = undefined;
     this.lastSentAt = Date.now();
+    if (this.token !== undefined) {
+      this.publish(progress, this.token);
+      return;
+    }
     const handle = Context.current().client.workflow.getHandle(this.run.workflowId, this.run.runId);
     this.sending = this.sending
       .then(() => handle.signal(toolProgressSignal, progress))
-      .catch((err: unknown) => {
-        // Progress is for people watching; a failed send never fails the tool.
-        getGlobalLogger().debug('Could not report tool progress', { toolCallId: this.toolCallId, err: String(err) });
+      // Progress is for people watching; a failed send never fails the tool.
+      .catch((err: unknown) => this.failed(err));
+  }
+
+  private publish(progress: ToolProgress, token: string): void {
+    try {
+      // The stream's client batches (one signal per flush) and retries a batch with the same sequence.
+      this.stream ??= WorkflowStreamClient.fromWithinActivity({
+        batchInterval: this.intervalMs,
+        maxRetryDuration: STREAM_RETRY,
       });
+      const item: ProgressPublish = { ...progress, token, attempt: Context.current().info.attempt };
+      // A Payload from the default converter, which the workflow decodes with: a client's custom converter is not
+      // involved (the codec still runs on the signal that carries the batch).
+      this.stream
+        .topic(RUN_STREAM_TOPICS.progress)
+        .publish(defaultPayloadConverter.toPayload(item), { forceFlush: true });
+    } catch (err) {
+      this.failed(err);
+    }
+  }
+
+  private failed(err: unknown): void {
+    getGlobalLogger().debug('Could not report tool progress', { toolCallId: this.toolCallId, err: String(err) });
   }
 }

@@ -1,0 +1,282 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { CancelledFailure, defaultPayloadConverter, type Payload } from '@temporalio/common';
+import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
+import { decodePayloadWire } from '@temporalio/workflow-streams/workflow';
+import {
+  RUN_STREAM_TOPICS,
+  TERMINAL_EVENT_TYPES,
+  isRunEvent,
+  type RunEvent,
+  type StreamedProgress,
+} from '../protocol/index.js';
+import { runStreamTailQuery } from '../protocol/run-messages.js';
+
+export { RunWithoutStreamError } from './errors/run-without-stream-error.js';
+
+/**
+ * One item of a run's stream, with its offset. Offsets are global across topics and go on across continue-as-new:
+ * `run.stream({ from: part.offset + 1 })` resumes after `part` with nothing missed or repeated.
+ */
+export type RunStreamPart =
+  | { type: 'event'; offset: number; event: RunEvent }
+  | { type: 'progress'; offset: number; progress: StreamedProgress }
+  /**
+   * The items `[missedFrom, offset)` were dropped from the run's bounded log before this watcher read them (it fell
+   * behind by more than the run keeps). Never a silent jump: read `run.state()` or the transcript for what they held.
+   */
+  | { type: 'truncated'; offset: number; missedFrom: number };
+
+/** Options of `run.stream()`. */
+export interface RunStreamOptions {
+  /** First offset to read (default 0: from the oldest item the run still holds). */
+  from?: number;
+  /** Ends the iteration quietly when aborted. */
+  signal?: AbortSignal;
+}
+
+/** Parts one shared subscription keeps for watchers that are behind; older ones become a `truncated` part. */
+const FEED_BUFFER = 10_000;
+/** Pause between subscription restarts (a closed poll, a run that continued as new). */
+const RESUBSCRIBE_DELAY_MS = 100;
+
+/**
+ * One long-poll subscription to a run's stream, shared by every watcher in this process that reads from an offset
+ * it still holds: each poll that returns items is an Update in the run's history, so ten watchers must not make ten
+ * times the history. Ends after the run's terminal event or when the run is closed and its last items are read.
+ */
+class RunFeed {
+  readonly startOffset: number;
+  private readonly parts: RunStreamPart[] = [];
+  /** Parts dropped from the front of {@link parts}. */
+  private dropped = 0;
+  private done = false;
+  private error: unknown;
+  private wake: (() => void)[] = [];
+  watchers = 0;
+
+  constructor(
+    private readonly handle: WorkflowHandle,
+    from: number,
+    private readonly onEnd: () => void,
+  ) {
+    this.startOffset = from;
+    void this.run(from);
+  }
+
+  get ended(): boolean {
+    return this.done;
+  }
+
+  /** The part at absolute index `index` (counting parts since the feed started), if it arrived. */
+  at(index: number): RunStreamPart | 'gone' | undefined {
+    if (index < this.dropped) return 'gone';
+    return this.parts[index - this.dropped];
+  }
+
+  get length(): number {
+    return this.dropped + this.parts.length;
+  }
+
+  /** Index of the first part at or after `offset` (parts are in offset order). */
+  indexOf(offset: number): number {
+    const i = this.parts.findIndex((part) => part.offset >= offset);
+    return i === -1 ? this.length : this.dropped + i;
+  }
+
+  get failure(): unknown {
+    return this.error;
+  }
+
+  /** Resolves when a part arrives or the feed ends. */
+  next(): Promise<void> {
+    return new Promise((resolve) => this.wake.push(resolve));
+  }
+
+  private push(part: RunStreamPart): void {
+    this.parts.push(part);
+    if (this.parts.length > FEED_BUFFER) {
+      this.parts.shift();
+      this.dropped++;
+    }
+    this.notify();
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    this.wake = [];
+    for (const resolve of wake) resolve();
+  }
+
+  private async run(from: number): Promise<void> {
+    let expected = from;
+    try {
+      for (;;) {
+        // No `Client`, so the stream client does not follow continue-as-new itself: its subscription ends and this
+        // loop starts the next one on the (unpinned) handle, from the next offset; the new execution carries the log.
+        const stream = new WorkflowStreamClient(this.handle);
+        try {
+          for await (const item of stream.subscribe(undefined, expected)) {
+            expected = this.accept(item.topic, item.data, item.offset, expected);
+            if (this.terminal || this.watchers === 0) return;
+          }
+        } catch (error) {
+          // Cancelling the run cancels its parked polls too: the run is closing, its last items come below.
+          if (!(error instanceof WorkflowUpdateFailedError && error.cause instanceof CancelledFailure)) throw error;
+        }
+        const status = (await this.handle.describe()).status.name;
+        if (status !== 'RUNNING') break;
+        await delay(RESUBSCRIBE_DELAY_MS);
+      }
+      // The run closed: what its last workflow task published may have come after every poll. A worker answers.
+      for (let more = true; more && !this.terminal; ) {
+        const tail = await this.handle.query(runStreamTailQuery, expected);
+        for (const item of tail.items)
+          expected = this.accept(item.topic, decodePayloadWire(item.data), item.offset, expected);
+        more = tail.items.length > 0 && expected < tail.nextOffset;
+      }
+    } catch (error) {
+      this.error = error;
+    } finally {
+      this.done = true;
+      this.onEnd();
+      this.notify();
+    }
+  }
+
+  private terminal = false;
+
+  /** Adds an item as a part (after a `truncated` part when items were skipped); returns the next expected offset. */
+  private accept(topic: string, data: Payload, offset: number, expected: number): number {
+    if (offset < expected) return expected;
+    // Offsets are dense over the whole stream (this subscription filters no topic), so a jump is a truncation.
+    if (offset > expected && !(expected === 0 && this.length === 0 && offset === 0)) {
+      this.push({ type: 'truncated', offset, missedFrom: expected });
+    }
+    const value = defaultPayloadConverter.fromPayload<unknown>(data);
+    if (topic === RUN_STREAM_TOPICS.events && isRunEvent(value)) {
+      this.push({ type: 'event', offset, event: value });
+      if (TERMINAL_EVENT_TYPES.has(value.type)) this.terminal = true;
+    } else if (topic === RUN_STREAM_TOPICS.progress) {
+      this.push({ type: 'progress', offset, progress: value as StreamedProgress });
+    }
+    return offset + 1;
+  }
+}
+
+const feeds = new WeakMap<object, Map<string, RunFeed>>();
+
+/**
+ * The parts of a run's stream from `options.from`, as they are published. Shares one subscription per run in this
+ * process with other watchers reading from an offset it holds. Ends after the terminal event.
+ */
+export async function* streamRun(
+  handle: WorkflowHandle,
+  options: RunStreamOptions = {},
+): AsyncGenerator<RunStreamPart> {
+  const from = Math.max(0, Math.trunc(options.from ?? 0));
+  const feed = feedFor(handle, from);
+  feed.watchers++;
+  const { signal } = options;
+  const aborted = signal
+    ? new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))
+    : undefined;
+  try {
+    let index = feed.indexOf(from);
+    let position = from;
+    for (;;) {
+      if (signal?.aborted) return;
+      const part = feed.at(index);
+      if (part === 'gone') {
+        // This watcher fell behind the shared buffer: say so, and go on from the oldest part still held.
+        index = feed.length - FEED_BUFFER;
+        const next = feed.at(index);
+        if (next && next !== 'gone') yield { type: 'truncated', offset: next.offset, missedFrom: position };
+        continue;
+      }
+      if (part) {
+        index++;
+        if (part.offset < from) continue;
+        position = part.offset + 1;
+        yield part.type === 'truncated' && part.missedFrom < from ? { ...part, missedFrom: from } : part;
+        continue;
+      }
+      if (feed.ended) {
+        if (feed.failure !== undefined) throw feed.failure as Error;
+        return;
+      }
+      await (aborted ? Promise.race([feed.next(), aborted]) : feed.next());
+    }
+  } finally {
+    feed.watchers--;
+  }
+}
+
+/** The shared feed of a run that still holds `from`, or a new one (shared from then on). */
+function feedFor(handle: WorkflowHandle, from: number): RunFeed {
+  let byRun = feeds.get(handle.client);
+  if (!byRun) feeds.set(handle.client, (byRun = new Map()));
+  const key = handle.workflowId;
+  const shared = byRun.get(key);
+  if (shared && !shared.ended && shared.startOffset <= from && shared.indexOf(from) >= shared.length - FEED_BUFFER) {
+    return shared;
+  }
+  // A watcher reading from before the shared feed's start gets a feed of its own; the newest feed is the one shared.
+  const feed = new RunFeed(handle, from, () => {
+    if (byRun.get(key) === feed) byRun.delete(key);
+  });
+  byRun.set(key, feed);
+  return feed;
+}
+
+/** Name of the stream's offset query (`@temporalio/workflow-streams`' cross-language protocol). */
+const OFFSET_QUERY = '__temporal_workflow_stream_offset';
+
+/**
+ * Whether the run has a stream: its offset query answers. A run started before 0.4.0 registers no such query (the
+ * SDK says so with `QueryNotRegisteredError`, or a failed query naming the unknown type).
+ */
+export async function hasStream(
+  ask: <T>(call: () => Promise<T>) => Promise<T>,
+  handle: WorkflowHandle,
+): Promise<boolean> {
+  try {
+    await ask(() => handle.query<number>(OFFSET_QUERY));
+    return true;
+  } catch (error) {
+    if (
+      error instanceof Error &&
+      (error.name === 'QueryNotRegisteredError' || /unknown queryType|not registered/i.test(error.message))
+    ) {
+      return false;
+    }
+    throw error;
+  }
+}
+
+/**
+ * `run.events()` of a run with a stream: its `events` topic from the oldest item held, skipping `seq <= after`.
+ * When the events after `after` were truncated from the stream, they are read from the events query first (the
+ * execution still holds them), so reconnecting with the last seen `seq` misses nothing and repeats nothing.
+ */
+export async function* eventsFromStream(
+  handle: WorkflowHandle,
+  readEvents: (after: number) => Promise<RunEvent[]>,
+  options: { after?: number; signal?: AbortSignal | undefined },
+): AsyncGenerator<RunEvent> {
+  let after = options.after ?? 0;
+  for await (const part of streamRun(handle, options.signal ? { signal: options.signal } : {})) {
+    if (part.type !== 'event' || part.event.seq <= after) continue;
+    while (part.event.seq > after + 1) {
+      const missed = (await readEvents(after)).filter((event) => event.seq < part.event.seq);
+      if (missed.length === 0) break;
+      for (const event of missed) {
+        after = event.seq;
+        yield event;
+      }
+    }
+    after = part.event.seq;
+    yield part.event;
+    if (TERMINAL_EVENT_TYPES.has(part.event.type)) return;
+  }
+}

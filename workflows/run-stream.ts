@@ -1,0 +1,212 @@
+import { ApplicationFailure, defaultPayloadConverter, log, setHandler, uuid4 } from '@temporalio/workflow';
+import {
+  WorkflowStream,
+  decodePayloadWire,
+  workflowStreamPollUpdate,
+  workflowStreamPublishSignal,
+  type PollInput,
+  type PollResult,
+  type PublishInput,
+  type WorkflowStreamState,
+} from '@temporalio/workflow-streams/workflow';
+import {
+  RUN_STREAM_TOPICS,
+  previewOutput,
+  type JsonValue,
+  type ProgressPublish,
+  type RunEvent,
+  type RunStreamTail,
+  type StreamedProgress,
+  type ToolProgress,
+} from '../src/protocol/index.js';
+import { runStreamTailQuery, toolProgressSignal } from '../src/protocol/run-messages.js';
+
+/**
+ * The in-memory log is truncated to its newest {@link KEEP_ITEMS} items once it holds {@link MAX_ITEMS}, and carried
+ * over continue-as-new with at most {@link CARRIED_ITEMS} (the same bound as the carried event log). A watcher that
+ * falls further behind is told so (its poll fails with `TruncatedOffset`), never silently skipped.
+ */
+const MAX_ITEMS = 2_000;
+const KEEP_ITEMS = 1_000;
+export const CARRIED_ITEMS = 1_000;
+/** Entries one publish signal may carry: the newest are kept (progress is latest-wins; a reporter sends one at a time). */
+const MAX_ENTRIES_PER_PUBLISH = 64;
+/** Topics a poll may filter on (the run has two). */
+const MAX_POLL_TOPICS = 8;
+/** Items the tail query returns at once. */
+const MAX_TAIL_ITEMS = 1_000;
+
+/** A running call that may publish progress: its token, and the newest attempt seen publishing. */
+interface OpenCall {
+  token: string;
+  attempt: number;
+}
+
+/**
+ * The run's one `WorkflowStream` (since 0.4.0, `PATCHES.runStream`): every run event on the `events` topic, tool
+ * progress on the `progress` topic. Clients long-poll it through the stream's update, so watching costs no worker.
+ *
+ * The stream's own publish signal takes items from anyone who can signal the run; here it is replaced by a handler
+ * that takes only `progress` items carrying the token this run gave the call's `executeTool` input (a capability
+ * recorded in the run's history only), from the call's newest attempt, while the call runs. Anything else is
+ * dropped, so a watcher never shows progress the run's own tool did not report.
+ */
+export class RunStream {
+  private readonly stream: WorkflowStream;
+  private baseOffset: number;
+  private endOffset: number;
+  private readonly calls = new Map<string, OpenCall>();
+  private dropped = 0;
+  private draining = false;
+
+  constructor(
+    prior: WorkflowStreamState | undefined,
+    /** Applies a checked yield to the run (state query, `tool-progress` event); false when it is not newer. */
+    private readonly applyProgress: (progress: ToolProgress) => boolean,
+  ) {
+    this.stream = new WorkflowStream(prior);
+    this.baseOffset = prior?.base_offset ?? 0;
+    this.endOffset = this.baseOffset + (prior?.log.length ?? 0);
+    setHandler(workflowStreamPublishSignal, (input) => this.receive(input));
+    // The stream's poll, with a validator that also refuses offsets the run has not reached: such a poll would park
+    // until the run ends, holding one of the few updates Temporal lets a run have in flight.
+    const poll = this.stream as unknown as { onPoll(input: PollInput): Promise<PollResult> };
+    setHandler(workflowStreamPollUpdate, (input) => poll.onPoll(input), {
+      validator: (input) => this.checkPoll(input),
+    });
+    // A run with a stream takes progress only from its stream: the v0.3.0 signal carries no token to check.
+    setHandler(toolProgressSignal, () => this.drop('progress signal'));
+    setHandler(runStreamTailQuery, (from) => this.tail(from));
+  }
+
+  /** Publishes a run event on the `events` topic (called for every event the run's event log emits). */
+  publishEvent(event: RunEvent): void {
+    this.append(RUN_STREAM_TOPICS.events, event);
+  }
+
+  /** Lets a call publish progress: returns the token for its `executeTool` input. Deterministic (seeded uuid). */
+  openCall(toolCallId: string): string {
+    const token = uuid4();
+    this.calls.set(toolCallId, { token, attempt: 0 });
+    return token;
+  }
+
+  /** The call ended: later publishes for it are dropped. */
+  closeCall(toolCallId: string): void {
+    this.calls.delete(toolCallId);
+  }
+
+  /** Wakes parked polls and refuses new ones (`StreamDraining`), so `allHandlersFinished` can become true. */
+  detach(): void {
+    this.draining = true;
+    this.stream.detachPollers();
+  }
+
+  /**
+   * Takes polls again after {@link detach} when the run did not continue as new after all. The stream has no public
+   * way back; its `draining` flag is the only state `detachPollers` sets (checked against 1.23.0's source).
+   */
+  reattach(): void {
+    this.draining = false;
+    (this.stream as unknown as { draining: boolean }).draining = false;
+  }
+
+  /**
+   * The state to carry over continue-as-new: the newest `items` (at most {@link CARRIED_ITEMS}) and the offsets, which
+   * go on from it. Truncates the log to them: the execution ends once it is carried.
+   */
+  carry(items = CARRIED_ITEMS): WorkflowStreamState {
+    this.truncateTo(this.endOffset - Math.min(items, CARRIED_ITEMS));
+    return this.stream.getState();
+  }
+
+  /** Validator of the poll update: runs before anything is recorded, so a refused poll leaves no trace in history. */
+  private checkPoll(input: PollInput | null | undefined): void {
+    if (this.draining) {
+      // The stream's own refusal, by type: its client retries until the poll lands on the next execution.
+      throw ApplicationFailure.create({ type: 'StreamDraining', message: 'The run is continuing as new; poll again.' });
+    }
+    const from = input?.from_offset;
+    const topics = input?.topics;
+    if (!Number.isSafeInteger(from) || from! < 0 || from! > this.endOffset) {
+      throw new Error(`Poll from offset ${String(from)} refused: the run's stream ends at offset ${this.endOffset}.`);
+    }
+    if (!Array.isArray(topics) || topics.length > MAX_POLL_TOPICS || topics.some((t) => typeof t !== 'string')) {
+      throw new Error(`Poll refused: topics must be at most ${MAX_POLL_TOPICS} strings.`);
+    }
+  }
+
+  private append(topic: string, value: unknown): void {
+    this.stream.topic(topic).publish(value);
+    this.endOffset++;
+    if (this.endOffset - this.baseOffset > MAX_ITEMS) this.truncateTo(this.endOffset - KEEP_ITEMS);
+  }
+
+  private truncateTo(offset: number): void {
+    if (offset <= this.baseOffset) return;
+    this.stream.truncate(offset);
+    this.baseOffset = offset;
+  }
+
+  private tail(from: number): RunStreamTail {
+    const state = this.stream.getState();
+    const start = Math.max(0, (Number.isSafeInteger(from) ? from : 0) - state.base_offset);
+    const items = state.log
+      .slice(start, start + MAX_TAIL_ITEMS)
+      .map((item, index) => ({ ...item, offset: state.base_offset + start + index }));
+    return { items, baseOffset: state.base_offset, nextOffset: state.base_offset + state.log.length };
+  }
+
+  /** The stream's publish signal, checked: see the class comment. A signal has no validator, so nothing throws. */
+  private receive(input: PublishInput | null | undefined): void {
+    const entries = Array.isArray(input?.items) ? input.items.slice(-MAX_ENTRIES_PER_PUBLISH) : [];
+    if (entries.length === 0) return this.drop('malformed publish');
+    for (const entry of entries) {
+      const progress = entry?.topic === RUN_STREAM_TOPICS.progress ? decodeProgress(entry.data) : undefined;
+      const call = progress ? this.calls.get(progress.toolCallId) : undefined;
+      if (!progress || !call || call.token !== progress.token) {
+        this.drop('publish without the token of a running call');
+        continue;
+      }
+      // An older attempt still running (its heartbeat timed out, it was not told yet) must not overwrite the newer one.
+      if (progress.attempt < call.attempt) continue;
+      const value = previewOutput(progress.value);
+      if (!this.applyProgress({ toolCallId: progress.toolCallId, seq: progress.seq, value })) continue;
+      call.attempt = progress.attempt;
+      const item: StreamedProgress = {
+        toolCallId: progress.toolCallId,
+        seq: progress.seq,
+        value,
+        attempt: progress.attempt,
+      };
+      this.append(RUN_STREAM_TOPICS.progress, item);
+    }
+  }
+
+  private drop(why: string): void {
+    // Logged for the first few only: a hostile client must not turn the workflow log into its megaphone.
+    if (++this.dropped <= 10) log.warn('Dropped a publish to the run stream', { why });
+  }
+}
+
+/** A progress publish decoded from its wire form, or undefined when it is not one. */
+function decodeProgress(data: unknown): ProgressPublish | undefined {
+  if (typeof data !== 'string') return undefined;
+  let value: unknown;
+  try {
+    value = defaultPayloadConverter.fromPayload(decodePayloadWire(data));
+  } catch {
+    return undefined;
+  }
+  const p = value as Partial<ProgressPublish> | null;
+  if (typeof p !== 'object' || p === null) return undefined;
+  if (typeof p.toolCallId !== 'string' || typeof p.token !== 'string') return undefined;
+  if (!Number.isSafeInteger(p.seq) || !Number.isSafeInteger(p.attempt) || p.attempt! < 1) return undefined;
+  return {
+    toolCallId: p.toolCallId,
+    token: p.token,
+    seq: p.seq!,
+    attempt: p.attempt!,
+    value: (p.value ?? null) as JsonValue,
+  };
+}
