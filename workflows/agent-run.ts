@@ -24,6 +24,7 @@ import {
 } from '../src/protocol/index.js';
 import { generateActivityOptions } from './activity-options.js';
 import { continueAsNewIfPossible, shouldContinueAsNew } from './continuation.js';
+import { recordFinalEvents } from './final-record.js';
 import { registerHandlers } from './handlers.js';
 import { listMcpServers } from './mcp.js';
 import { PATCHES } from './patches.js';
@@ -145,6 +146,7 @@ function approvalTimeout(input: AgentRunInput, description: AgentDescription): n
 async function finish(state: AgentRunState, stopReason: StopReason): Promise<AgentRunOutput> {
   const text = state.complete(stopReason);
   await condition(allHandlersFinished);
+  recordFinalEvents(state);
   return {
     version: 1,
     text,
@@ -172,6 +174,7 @@ function ended(state: AgentRunState, err: unknown): void {
   if (err instanceof ContinueAsNew) return;
   if (isCancellation(err)) state.cancel();
   else state.fail(rootCauseMessage(err), err instanceof ApplicationFailure ? (err.type ?? undefined) : undefined);
+  recordFinalEvents(state);
 }
 
 /** The innermost cause's message: "Activity task failed" says less than what made the activity fail. */

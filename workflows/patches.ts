@@ -27,4 +27,10 @@ export const PATCHES = {
    * older workflow worker scheduled a regular activity for a call a newer `generate` marked local.
    */
   localTools: 'durable-agent.local-tools',
+  /**
+   * v0.4.0: a run that ends (completed, failed, cancelled) records its final event log and state once, in its memo
+   * (`workflows/final-record.ts`), so that a client reads them with no worker. Runs that ended on earlier code have
+   * no such command in their history.
+   */
+  finalEventRecord: 'durable-agent.final-event-record',
 } as const;

@@ -13,3 +13,4 @@ export * from './refused-payload.js';
 export * from './elicitation.js';
 export * from './routing.js';
 export * from './refusal-codes.js';
+export * from './final-record.js';
