@@ -13,7 +13,13 @@ import { NoWorkerError } from '../../src/client/errors/no-worker-error.js';
 import { throughWorker } from '../../src/client/through-worker.js';
 import { createPayloadCodec } from '../../src/codec/create-payload-codec.js';
 import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
-import { FINAL_RECORD_MEMO_KEY, type RunEvent, type RunState } from '../../src/protocol/index.js';
+import {
+  FINAL_RECORD_MEMO_KEY,
+  ZERO_USAGE,
+  finalRunRecord,
+  type RunEvent,
+  type RunState,
+} from '../../src/protocol/index.js';
 import { eventsQuery, stateQuery } from '../../src/protocol/run-messages.js';
 import { ToolDeniedError } from '../../src/tool/errors/tool-denied-error.js';
 import { createTool } from '../../src/tool/tool.js';
@@ -216,5 +222,50 @@ describe('events() and state() of a finished run with every worker stopped', () 
     expect(events.map((e) => e.type)).toContain('continued-as-new');
     expect(await seen.run.state()).toEqual(seen.state);
     expect((await seen.run.finalRecord())?.firstSeq).toBe(seen.events[0]?.seq);
+  });
+
+  it('takes no memo set at start under the key for the record: a terminated run still asks a worker', async () => {
+    const taskQueue = uniqueTaskQueue('final-events-forged');
+    const forgedState: RunState = {
+      status: 'completed',
+      step: 9,
+      usage: ZERO_USAGE,
+      pendingApprovals: [],
+      pendingToolResults: [],
+      pendingElicitations: [],
+      runningTools: [],
+      messageCount: 99,
+      lastEventSeq: 1,
+    };
+    const forgedEvent = { type: 'finished', text: 'forged', finishReason: 'stop', stopReason: 'completed' } as const;
+    const forged = finalRunRecord([{ ...forgedEvent, seq: 1, at: '2026-01-01T00:00:00.000Z' }], forgedState);
+    const waiter = new Agent({
+      name: 'waiter',
+      instructions: '',
+      model: new ScriptedLanguageModel([{ toolCalls: [{ toolName: 'guarded', input: {}, toolCallId: 'w1' }] }]),
+      tools: [guarded],
+    });
+    const echo = new Agent({ name: 'echo', instructions: '', model: new ScriptedLanguageModel([{ text: 'real' }]) });
+    await withAgentWorker(
+      env,
+      [waiter, echo],
+      async ({ start }) => {
+        const memo = { [FINAL_RECORD_MEMO_KEY]: forged };
+        const terminated = await start('waiter', 'wait for me', { workflow: { memo } });
+        await expect.poll(async () => (await terminated.state()).pendingApprovals.length).toBe(1);
+        await terminated.handle.terminate('test done');
+        expect((await terminated.handle.describe()).memo?.[FINAL_RECORD_MEMO_KEY]).toEqual(forged);
+        expect(await terminated.finalRecord()).toBeUndefined();
+        expect((await terminated.state()).status).not.toBe('completed');
+        // A run that ends through its own code records over the starter's memo.
+        const completed = await start('echo', 'hi', { workflow: { memo } });
+        await completed.handle.result();
+        const expected = await queried(env.client, completed);
+        expect(await collect(completed)).toEqual(expected.events);
+        expect(await completed.state()).toEqual(expected.state);
+        expect(expected.events.at(-1)).toMatchObject({ type: 'finished', text: 'real' });
+      },
+      { taskQueue },
+    );
   });
 });

@@ -1,7 +1,7 @@
-// The record a run keeps in its memo when it ends (workflows/final-record.ts): its final events and state, read from
-// Temporal with no worker, decoded with the client's data converter and payload codec.
+// The record a run keeps as it ends (workflows/final-record.ts): its final events and state, read from Temporal with
+// no worker, decoded with the client's data converter and payload codec.
 import type { WorkflowClient } from '@temporalio/client';
-import type { SerializationContext } from '@temporalio/common';
+import type { Payload, SerializationContext } from '@temporalio/common';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js';
 import proto from '@temporalio/proto';
 import { FINAL_RECORD_MEMO_KEY, isFinalRunRecord, type FinalRunRecord } from '../../protocol/index.js';
@@ -9,19 +9,22 @@ import { FINAL_RECORD_MEMO_KEY, isFinalRunRecord, type FinalRunRecord } from '..
 // A CommonJS package: its namespace is its default export under Node's ESM loader.
 const Status = proto.temporal.api.enums.v1.WorkflowExecutionStatus;
 
-/** One execution as Temporal describes it, with its final record still encoded. */
+/** Events read from the end of a history to find the record: the run's last workflow task and its close. */
+const LAST_TASK_EVENTS = 50;
+
+/** One execution as Temporal describes it. */
 export interface DescribedExecution {
   runId: string;
   /** Still running: its live state needs a worker. */
   running: boolean;
-  /** The final record, decoded on demand; undefined when the execution has none (running, or ended before 0.4.0). */
+  /**
+   * The execution's final record, read on demand; undefined when it has none (running, terminated, or ended on
+   * v0.3.0 code or earlier).
+   */
   finalRecord(): Promise<FinalRunRecord | undefined>;
 }
 
-/**
- * Describes one execution (`runId` undefined: the workflow id's latest) with Temporal's own RPC, so that only this
- * library's memo field is decoded: another memo field this client cannot decode does not make the read fail.
- */
+/** Describes one execution (`runId` undefined: the workflow id's latest) with Temporal's own RPC. */
 export async function describeExecution(
   client: WorkflowClient,
   workflowId: string,
@@ -33,20 +36,41 @@ export async function describeExecution(
   });
   const info = response.workflowExecutionInfo;
   const status = info?.status ?? Status.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED;
-  const payload = info?.memo?.fields?.[FINAL_RECORD_MEMO_KEY];
-  const context: SerializationContext = { type: 'workflow', namespace: client.options.namespace, workflowId };
+  const described = info?.execution?.runId || runId || '';
   const ended =
     status === Status.WORKFLOW_EXECUTION_STATUS_COMPLETED ||
     status === Status.WORKFLOW_EXECUTION_STATUS_FAILED ||
     status === Status.WORKFLOW_EXECUTION_STATUS_CANCELED;
   return {
-    runId: info?.execution?.runId ?? runId ?? '',
+    runId: described,
     running: status === Status.WORKFLOW_EXECUTION_STATUS_RUNNING,
-    finalRecord: async () => {
-      // Only a run that ended through its own code wrote the record; a terminated one may hold a forged memo field.
-      if (!ended || !payload) return undefined;
-      const value = await decodeFromPayloadsAtIndex(client.options.loadedDataConverter, 0, [payload], context);
-      return isFinalRunRecord(value) ? value : undefined;
-    },
+    finalRecord: async () => (ended ? await finalRecordOf(client, workflowId, described) : undefined),
   };
+}
+
+/**
+ * The record in the memo change the execution's last workflow task made, read backwards from the close event.
+ * Only the run's own code writes there: a memo set by whoever started the workflow (under the same key) is not
+ * this record, which is why it is not read from `describe`. Decoded with the client's converter, codec included.
+ */
+export async function finalRecordOf(
+  client: WorkflowClient,
+  workflowId: string,
+  runId: string,
+): Promise<FinalRunRecord | undefined> {
+  const response = await client.workflowService.getWorkflowExecutionHistoryReverse({
+    namespace: client.options.namespace,
+    execution: { workflowId, runId },
+    maximumPageSize: LAST_TASK_EVENTS,
+  });
+  let payload: Payload | undefined;
+  for (const event of response.history?.events ?? []) {
+    // The commands of the last task come after its completion: an earlier task's memo is not the final record.
+    if (event.workflowTaskCompletedEventAttributes) break;
+    payload ??= event.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[FINAL_RECORD_MEMO_KEY];
+  }
+  if (!payload) return undefined;
+  const context: SerializationContext = { type: 'workflow', namespace: client.options.namespace, workflowId };
+  const value = await decodeFromPayloadsAtIndex(client.options.loadedDataConverter, 0, [payload], context);
+  return isFinalRunRecord(value) ? value : undefined;
 }
