@@ -1,13 +1,15 @@
 // The record a run keeps as it ends (workflows/final-record.ts): its final events and state, read from Temporal with
 // no worker, decoded with the client's data converter and payload codec.
-import type { WorkflowClient } from '@temporalio/client';
-import type { Payload, SerializationContext } from '@temporalio/common';
+import { isGrpcServiceError, type WorkflowClient } from '@temporalio/client';
+import { WorkflowNotFoundError, type Payload, type SerializationContext } from '@temporalio/common';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js';
 import proto from '@temporalio/proto';
 import { FINAL_RECORD_MEMO_KEY, isFinalRunRecord, type FinalRunRecord } from '../../protocol/index.js';
 
 // A CommonJS package: its namespace is its default export under Node's ESM loader.
 const Status = proto.temporal.api.enums.v1.WorkflowExecutionStatus;
+
+const GRPC_NOT_FOUND = 5;
 
 /** Events read from the end of a history to find the record: the run's last workflow task and its close. */
 const LAST_TASK_EVENTS = 50;
@@ -30,10 +32,18 @@ export async function describeExecution(
   workflowId: string,
   runId: string | undefined,
 ): Promise<DescribedExecution> {
-  const response = await client.workflowService.describeWorkflowExecution({
-    namespace: client.options.namespace,
-    execution: { workflowId, ...(runId ? { runId } : {}) },
-  });
+  const response = await client.workflowService
+    .describeWorkflowExecution({
+      namespace: client.options.namespace,
+      execution: { workflowId, ...(runId ? { runId } : {}) },
+    })
+    .catch((error: unknown) => {
+      // As the Temporal client's own `describe` says it, so callers tell an unknown run as before.
+      if (isGrpcServiceError(error) && Number(error.code) === GRPC_NOT_FOUND) {
+        throw new WorkflowNotFoundError(error.details || 'Workflow not found', workflowId, runId);
+      }
+      throw error;
+    });
   const info = response.workflowExecutionInfo;
   const status = info?.status ?? Status.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED;
   const described = info?.execution?.runId || runId || '';
