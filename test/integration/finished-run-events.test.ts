@@ -16,7 +16,9 @@ import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
 import {
   FINAL_RECORD_MEMO_KEY,
   ZERO_USAGE,
+  MAX_FINAL_RECORD_BYTES,
   finalRunRecord,
+  jsonBytes,
   type RunEvent,
   type RunState,
 } from '../../src/protocol/index.js';
@@ -267,5 +269,45 @@ describe('events() and state() of a finished run with every worker stopped', () 
       },
       { taskQueue },
     );
+  });
+
+  it('keeps the newest events of a log over the byte bound, and says how many it left out', async () => {
+    const taskQueue = uniqueTaskQueue('final-events-bound');
+    // '€' is 3 UTF-8 bytes: each call's tool-call and tool-result events are ~5.7 KB, 40 calls ~460 KB of events.
+    const text = '€'.repeat(1_900);
+    const echoTool = createTool({
+      name: 'echo',
+      description: 'Echoes.',
+      parameters: z.object({ text: z.string() }),
+      execute: async ({ text }) => text,
+    });
+    const calls = Array.from({ length: 40 }, (_, i) => ({ toolName: 'echo', input: { text }, toolCallId: `e${i}` }));
+    const agent = new Agent({
+      name: 'echoes',
+      instructions: '',
+      model: new ScriptedLanguageModel([{ toolCalls: calls }, { text: 'echoed' }]),
+      tools: [echoTool],
+    });
+    const seen = await withAgentWorker(
+      env,
+      [agent],
+      async ({ start }) => {
+        const run = await start('echoes', 'echo it all');
+        await run.handle.result();
+        return { run, ...(await queried(env.client, run)) };
+      },
+      { taskQueue },
+    );
+    await expectNoWorker(seen.run);
+    expect(jsonBytes(seen.events)).toBeGreaterThan(MAX_FINAL_RECORD_BYTES);
+    const record = (await seen.run.finalRecord())!;
+    expect(record.firstSeq).toBe(1);
+    expect(record.truncated).toBeGreaterThan(0);
+    expect(jsonBytes(record)).toBeLessThanOrEqual(MAX_FINAL_RECORD_BYTES);
+    const kept = seen.events.slice(record.truncated);
+    expect(record.events).toEqual(kept);
+    expect(await collect(seen.run)).toEqual(kept);
+    expect(kept.at(-1)).toMatchObject({ type: 'finished', text: 'echoed' });
+    expect(await seen.run.state()).toEqual(seen.state);
   });
 });
