@@ -24,6 +24,7 @@ import {
 } from '../src/protocol/index.js';
 import { generateActivityOptions } from './activity-options.js';
 import { continueAsNewIfPossible, shouldContinueAsNew } from './continuation.js';
+import { recordFinalEvents } from './final-record.js';
 import { registerHandlers } from './handlers.js';
 import { listMcpServers } from './mcp.js';
 import { PATCHES } from './patches.js';
@@ -153,6 +154,7 @@ async function finish(state: AgentRunState, stopReason: StopReason): Promise<Age
   // the run never reaches would otherwise hold the run open.
   state.stream?.detach();
   await condition(allHandlersFinished);
+  recordFinalEvents(state);
   return {
     version: 1,
     text,
@@ -180,6 +182,7 @@ function ended(state: AgentRunState, err: unknown): void {
   if (err instanceof ContinueAsNew) return;
   if (isCancellation(err)) state.cancel();
   else state.fail(rootCauseMessage(err), err instanceof ApplicationFailure ? (err.type ?? undefined) : undefined);
+  recordFinalEvents(state);
 }
 
 /** The innermost cause's message: "Activity task failed" says less than what made the activity fail. */

@@ -42,4 +42,10 @@ export const PATCHES = {
    * events query as the only way to watch it and the progress signal, in every execution.
    */
   runStream: 'durable-agent.run-stream',
+  /**
+   * v0.4.0: a run that ends (completed, failed, cancelled) records its final event log and state once, in its memo
+   * (`workflows/final-record.ts`), so that a client reads them with no worker. Runs that ended on earlier code have
+   * no such command in their history.
+   */
+  finalEventRecord: 'durable-agent.final-event-record',
 } as const;

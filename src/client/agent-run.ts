@@ -3,6 +3,7 @@ import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { ToolDeniedError } from '../tool/errors/tool-denied-error.js';
 import { refusalOf, runEnded, type RefusedRequest } from './refusal-of.js';
+import { describeExecution, type DescribedExecution } from './history/final-record.js';
 import { currentRunId } from './history/run-chain.js';
 import { transcriptFromHistory } from './history/transcript-from-history.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, throughWorker } from './through-worker.js';
@@ -24,6 +25,7 @@ import {
   type ElicitationContent,
   type ElicitationRecord,
   type ElicitationResponse,
+  type FinalRunRecord,
   type JsonValue,
   type RunEvent,
   type RunState,
@@ -158,10 +160,38 @@ export class AgentRun {
     return page.messages;
   }
 
-  /** Status, step, pending approvals and client-side tool calls, running tools. A worker answers it. */
+  /**
+   * Status, step, pending approvals and client-side tool calls, running tools. While the run runs a worker answers
+   * it; once it has completed, failed or been cancelled it is the state the run recorded as it ended (no worker
+   * needed; a run that ended on v0.3.0 or earlier, or was terminated, recorded none and is still asked by query).
+   */
   async state(): Promise<RunState> {
-    const execution = await this.execution();
+    const runId = await this.executionRunId();
+    const record = await this.recordOf(runId);
+    if (record) return record.state;
+    const execution = runId === undefined ? this.handle : this.handle.client.getHandle(this.id, runId);
     return await this.ask('the state query', () => execution.query(stateQuery));
+  }
+
+  /**
+   * What the run recorded as it ended (completed, failed or cancelled): its final events and state, read from
+   * Temporal with no worker. `truncated` says how many of the oldest events were left out to keep the record under
+   * its byte bound (docs/limits.md). Undefined while the run runs, or for a run that recorded none (ended on v0.3.0
+   * code, or terminated by Temporal).
+   */
+  async finalRecord(): Promise<FinalRunRecord | undefined> {
+    return await this.recordOf(await this.executionRunId());
+  }
+
+  /** The final record of the execution `runId` (undefined: the latest), if it ended with one. */
+  private async recordOf(runId: string | undefined): Promise<FinalRunRecord | undefined> {
+    const described = await this.describe(runId);
+    return described.running ? undefined : await described.finalRecord();
+  }
+
+  /** Describes the execution `runId` (undefined: the workflow id's latest). */
+  private async describe(runId: string | undefined): Promise<DescribedExecution> {
+    return await describeExecution(this.handle.client, this.id, runId);
   }
 
   /**
@@ -169,40 +199,52 @@ export class AgentRun {
    * workflow id is not it); otherwise the workflow id's latest execution.
    */
   private async execution(): Promise<WorkflowHandle> {
-    if (this.firstExecutionRunId === undefined) return this.handle;
-    const runId = await currentRunId(this.handle.client, this.id, this.firstExecutionRunId);
-    return this.handle.client.getHandle(this.id, runId);
+    const runId = await this.executionRunId();
+    return runId === undefined ? this.handle : this.handle.client.getHandle(this.id, runId);
+  }
+
+  /** The run id of {@link execution}: undefined for an unpinned run (the workflow id's latest execution). */
+  private async executionRunId(): Promise<string | undefined> {
+    if (this.firstExecutionRunId === undefined) return undefined;
+    return await currentRunId(this.handle.client, this.id, this.firstExecutionRunId);
   }
 
   /** The run id of the execution requests go to, and whether it is still running. */
   private async currentExecution(): Promise<{ runId: string; running: boolean }> {
-    const execution = await this.execution();
-    const { runId, status } = await execution.describe();
-    return { runId, running: status.name === 'RUNNING' };
+    const { runId, running } = await this.describe(await this.executionRunId());
+    return { runId, running };
   }
 
   /**
    * The run's events with `seq > after`, in order, as they happen; ends after the terminal event, or quietly
-   * when `signal` aborts. Reconnecting with the last seen `seq` misses nothing and repeats nothing. A run started
-   * since 0.4.0 is read from its stream (see {@link stream}; `pollIntervalMs` does not apply): one query a worker
-   * answers to find the stream, then long polls on the server. An earlier run is read by polling the events query,
-   * which a worker answers: with none, this throws `NoWorkerError` after `requestTimeoutMs` (catch it and call
-   * again with the last `seq` to keep waiting).
+   * when `signal` aborts. Reconnecting with the last seen `seq` misses nothing and repeats nothing. Once the run has
+   * completed, failed or been cancelled, the events are the ones it recorded as it ended ({@link finalRecord}): no
+   * worker needed. While it runs, a run started since 0.4.0 is read from its stream (see {@link stream};
+   * `pollIntervalMs` does not apply): one query a worker answers to find the stream, then long polls on the server.
+   * An earlier run is read by polling the events query, which a worker answers: with none, this throws
+   * `NoWorkerError` after `requestTimeoutMs` (catch it and call again with the last `seq` to keep waiting).
    */
   async *events(
     options: { after?: number; pollIntervalMs?: number; signal?: AbortSignal } = {},
   ): AsyncGenerator<RunEvent> {
-    // Runs started since 0.4.0 have a stream: watchers long-poll the server, and share one subscription per process.
-    if (await this.hasStream(options.signal)) {
-      const readEvents = (after: number) =>
-        this.ask('the events query', () => this.handle.query(eventsQuery, after, 500));
-      yield* eventsFromStream(this.handle, readEvents, options);
-      return;
-    }
     let after = options.after ?? 0;
     const interval = options.pollIntervalMs ?? 200;
     const { signal } = options;
-    let execution = await this.execution();
+    // An ended run recorded its events as it ended: read from history, with no worker.
+    const first = await this.executionRunId();
+    const recorded = await this.recordOf(first);
+    if (recorded) {
+      for (const event of recorded.events) if (event.seq > after) yield event;
+      return;
+    }
+    // Runs started since 0.4.0 have a stream: watchers long-poll the server, and share one subscription per process.
+    if (await this.hasStream(signal)) {
+      const readEvents = (from: number) =>
+        this.ask('the events query', () => this.handle.query(eventsQuery, from, 500));
+      yield* eventsFromStream(this.handle, readEvents, options);
+      return;
+    }
+    let execution = first === undefined ? this.handle : this.handle.client.getHandle(this.id, first);
     for (let idle = 0; ; ) {
       if (signal?.aborted) return;
       let batch: RunEvent[];
@@ -232,7 +274,10 @@ export class AgentRun {
         execution = await this.execution();
       } else if (status !== 'RUNNING') {
         const current = execution;
-        const rest = await this.ask('the events query', () => current.query(eventsQuery, after, 500));
+        const record = await this.recordOf(await this.executionRunId());
+        const rest = record
+          ? record.events.filter((event) => event.seq > after)
+          : await this.ask('the events query', () => current.query(eventsQuery, after, 500));
         for (const event of rest) yield event;
         return;
       }

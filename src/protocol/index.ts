@@ -16,3 +16,4 @@ export * from './refusal-codes.js';
 export * from './routing.js';
 export * from './refusal-codes.js';
 export * from './run-stream.js';
+export * from './final-record.js';

@@ -10,13 +10,14 @@ import { Agent } from '../../src/agent/agent.js';
 import { AgentClient } from '../../src/client/agent-client.js';
 import type { AgentRun } from '../../src/client/agent-run.js';
 import { NoWorkerError } from '../../src/client/errors/no-worker-error.js';
+import { throughWorker } from '../../src/client/through-worker.js';
 import { transcriptFromHistory } from '../../src/client/history/transcript-from-history.js';
 import { createPayloadCodec } from '../../src/codec/create-payload-codec.js';
 import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
 import { readTranscript, type TranscriptMessage } from '../../src/protocol/index.js';
 import { ToolDeniedError } from '../../src/tool/errors/tool-denied-error.js';
 import { createTool } from '../../src/tool/tool.js';
-import { transcriptQuery } from '../../src/protocol/run-messages.js';
+import { stateQuery, transcriptQuery } from '../../src/protocol/run-messages.js';
 import { withAgentWorker } from '../support/agent-harness.js';
 import { createTestEnv, randomWorkflowId, uniqueTaskQueue } from '../support/temporal.js';
 
@@ -34,10 +35,18 @@ async function queried(run: AgentRun): Promise<TranscriptMessage[]> {
   return (await readTranscript((from, to, part) => execution.query(transcriptQuery, from, to, part), 0)).messages;
 }
 
-/** Proves nothing answers the run any more: a query gets NoWorkerError. */
+/**
+ * Proves nothing answers the run any more: a query gets NoWorkerError. (Not `state()`: a finished run's state is
+ * read from the record the run kept as it ended.)
+ */
 async function expectNoWorker(client: AgentClient, run: AgentRun): Promise<void> {
-  const probe = client.getRun(run.id);
-  await expect(probe.state()).rejects.toSatisfy((error) => NoWorkerError.isInstance(error));
+  const probe = client.getRun(run.id).handle;
+  const query = throughWorker(probe, () => probe.query(stateQuery), {
+    request: 'the state query',
+    timeoutMs: 1_500,
+    pending: false,
+  });
+  await expect(query).rejects.toSatisfy((error) => NoWorkerError.isInstance(error));
 }
 
 const lookup = createTool({

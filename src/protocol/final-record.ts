@@ -1,0 +1,73 @@
+import { jsonBytes } from './bytes.js';
+import type { RunEvent } from './events.js';
+import type { RunState } from './run.js';
+
+/**
+ * The memo key under which a run that ended (completed, failed or cancelled) keeps its final event log and state.
+ * A client reads it from `describe` (or the history's `WorkflowPropertiesModified` event) with no worker up.
+ */
+export const FINAL_RECORD_MEMO_KEY = 'durable-agent.final-record';
+
+/**
+ * Upper bound on the UTF-8 bytes of the record's JSON (before the payload codec). Temporal refuses a memo over
+ * 2 MB and copies memos into every list result, so the record keeps well under it; the codec's own overhead (a few
+ * dozen bytes for encryption) fits in the margin.
+ */
+export const MAX_FINAL_RECORD_BYTES = 256 * 1024;
+
+/**
+ * What a run records once when it ends: the events its event query would answer then (oldest dropped beyond
+ * {@link MAX_FINAL_RECORD_BYTES}) and the answer of its state query.
+ */
+export interface FinalRunRecord {
+  version: 1;
+  /**
+   * The `seq` of the first event the execution still held when it ended (events before it were left on an earlier
+   * execution by continue-as-new). 1 when nothing was dropped that way.
+   */
+  firstSeq: number;
+  /** How many of the execution's oldest events were dropped to keep the record under its byte bound. */
+  truncated: number;
+  /** The kept events, oldest first, with their `seq` and `at` as the event query gives them. */
+  events: RunEvent[];
+  /** The state query's answer at the run's end. */
+  state: RunState;
+}
+
+/**
+ * The record of a run's end: every event in `events` unless the whole exceeds `maxBytes` UTF-8 bytes of JSON, in
+ * which case the oldest are dropped (counted in `truncated`) until it fits. The state is always kept.
+ */
+export function finalRunRecord(
+  events: RunEvent[],
+  state: RunState,
+  maxBytes: number = MAX_FINAL_RECORD_BYTES,
+): FinalRunRecord {
+  const firstSeq = events[0]?.seq ?? state.lastEventSeq + 1;
+  // The record's bytes without events, plus each event's own bytes and a comma: the exact JSON length.
+  const base = jsonBytes({ version: 1, firstSeq, truncated: events.length, events: [], state });
+  let total = base;
+  let keep = events.length;
+  for (let i = events.length - 1; i >= 0; i--) {
+    const size = jsonBytes(events[i]) + (i === events.length - 1 ? 0 : 1);
+    if (total + size > maxBytes) break;
+    total += size;
+    keep = i;
+  }
+  const kept = events.slice(keep);
+  return { version: 1, firstSeq, truncated: events.length - kept.length, events: kept, state };
+}
+
+/** True when `value` has the shape of a {@link FinalRunRecord} (a memo is written by whoever holds the namespace). */
+export function isFinalRunRecord(value: unknown): value is FinalRunRecord {
+  if (typeof value !== 'object' || value === null) return false;
+  const record = value as Partial<FinalRunRecord>;
+  return (
+    record.version === 1 &&
+    typeof record.firstSeq === 'number' &&
+    typeof record.truncated === 'number' &&
+    Array.isArray(record.events) &&
+    typeof record.state === 'object' &&
+    record.state !== null
+  );
+}

@@ -1,0 +1,72 @@
+// The final record's byte bound: UTF-8 bytes of the exact JSON, oldest events dropped first and counted.
+import { describe, expect, it } from 'vitest';
+import {
+  ZERO_USAGE,
+  finalRunRecord,
+  isFinalRunRecord,
+  jsonBytes,
+  type RunEvent,
+  type RunState,
+} from '../../src/protocol/index.js';
+
+const state: RunState = {
+  status: 'completed',
+  step: 1,
+  usage: ZERO_USAGE,
+  pendingApprovals: [],
+  pendingToolResults: [],
+  pendingElicitations: [],
+  runningTools: [],
+  messageCount: 3,
+  lastEventSeq: 40,
+};
+
+/** Events seq 11..40 (as after a continue-as-new that carried them), each text of `chars` characters of `char`. */
+function events(char: string, chars: number): RunEvent[] {
+  return Array.from({ length: 30 }, (_, i) => ({
+    type: 'text',
+    step: 1,
+    text: char.repeat(chars),
+    seq: 11 + i,
+    at: '2026-01-01T00:00:00.000Z',
+  }));
+}
+
+describe('finalRunRecord', () => {
+  it('keeps every event under the bound', () => {
+    const all = events('a', 10);
+    const record = finalRunRecord(all, state);
+    expect(record).toEqual({ version: 1, firstSeq: 11, truncated: 0, events: all, state });
+    expect(isFinalRunRecord(record)).toBe(true);
+  });
+
+  it('drops the oldest events beyond the bound, says how many, and counts UTF-8 bytes', () => {
+    // 100 emoji are 200 UTF-16 units but 400 UTF-8 bytes: a bound in UTF-16 units would keep twice as many.
+    const all = events('😀', 100);
+    const one = jsonBytes(all[0]);
+    const maxBytes = 5_000;
+    const record = finalRunRecord(all, state, maxBytes);
+    expect(jsonBytes(record)).toBeLessThanOrEqual(maxBytes);
+    expect(record.truncated).toBeGreaterThan(0);
+    expect(record.truncated + record.events.length).toBe(30);
+    // The newest are kept, in order, and one more would not have fitted.
+    expect(record.events.map((e) => e.seq)).toEqual(all.slice(record.truncated).map((e) => e.seq));
+    expect(record.firstSeq).toBe(11);
+    expect(jsonBytes(record) + one + 1).toBeGreaterThan(maxBytes);
+    expect(JSON.stringify(record).length).toBeLessThan(maxBytes / 1.5);
+  });
+
+  it('keeps the state when not even one event fits, and an empty log', () => {
+    const record = finalRunRecord(events('b', 1_000), state, 500);
+    expect(record.events).toEqual([]);
+    expect(record.truncated).toBe(30);
+    expect(record.state).toEqual(state);
+    expect(finalRunRecord([], state)).toEqual({ version: 1, firstSeq: 41, truncated: 0, events: [], state });
+  });
+
+  it('rejects what is not a record (a memo anyone could have set)', () => {
+    expect(isFinalRunRecord(null)).toBe(false);
+    expect(isFinalRunRecord({ version: 2, firstSeq: 1, truncated: 0, events: [], state })).toBe(false);
+    expect(isFinalRunRecord({ version: 1, firstSeq: 1, truncated: 0, events: 'x', state })).toBe(false);
+  });
+});
