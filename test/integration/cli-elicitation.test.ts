@@ -226,8 +226,10 @@ describe('MCP elicitations from the CLI', () => {
           stderr: { write: () => true },
           env: cliEnv(taskQueue),
         });
-        const shown = await cli(taskQueue, 'state', runId);
-        expect(shown.stdout).toContain(`  ${id}  local_elicit (MCP server local · tool call q)`);
+        // The new worker's first query may wait for its first poll on a loaded machine: ask until it answers.
+        await expect
+          .poll(async () => (await cli(taskQueue, 'state', runId)).stdout, { timeout: 30_000, interval: 500 })
+          .toContain(`  ${id}  local_elicit (MCP server local · tool call q)`);
         const answered = await cli(
           taskQueue,
           'answer',
