@@ -6,6 +6,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { Resource, envDetectorSync } from '@opentelemetry/resources';
 import { BasicTracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
+import { WorkflowSpanAttributeFilter } from './workflow-span-attributes.js';
 
 /** Name of the tracer (instrumentation scope) of durable-agent's own spans. */
 export const TRACER_NAME = 'durable-agent';
@@ -49,7 +50,8 @@ export class AgentTelemetry {
     this.tracer = this.provider.getTracer(TRACER_NAME);
     this.temporalPlugin = new OpenTelemetryPlugin({
       resource: this.resource,
-      spanProcessor: this.spanProcessor,
+      // Workflow spans only: they carry the workflow info, memo included, unless filtered.
+      spanProcessor: new WorkflowSpanAttributeFilter(this.spanProcessor),
       tracer: this.tracer,
     });
   }
