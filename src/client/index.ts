@@ -8,12 +8,13 @@ export {
   type RunToolCall,
   type RunToolResult,
 } from './agent-run.js';
-export { RunWithoutStreamError, type RunStreamOptions, type RunStreamPart } from './run-stream.js';
+export { type RunStreamOptions, type RunStreamPart } from './run-stream.js';
 export { DEFAULT_REQUEST_TIMEOUT_MS } from './through-worker.js';
 export { DurableAgentError, type DurableAgentErrorOptions } from '../errors/durable-agent-error.js';
 export { NoWorkerError, type NoWorkerErrorDetails } from './errors/no-worker-error.js';
 export { WorkerTimeoutError, type WorkerTimeoutErrorDetails } from './errors/worker-timeout-error.js';
 export { RunRequestRejectedError } from './errors/run-request-rejected-error.js';
+export { RunWithoutStreamError } from './errors/run-without-stream-error.js';
 export { ToolDeniedError } from '../tool/errors/tool-denied-error.js';
 export * from '../connection/index.js';
 export {

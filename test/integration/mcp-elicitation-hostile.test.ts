@@ -2,8 +2,8 @@
 // (test/fixtures/mcp/asking-server.ts): a question over the bounds is answered `cancel` in the worker and no run
 // waits forever; a call asking in waves is bounded (its call ends: the server gets `cancel`, the model reads an
 // error), so history stays small; a forged question, a pre-answer to a predictable id, or a wrong token is refused
-// with a code. The run's own refusals (the 65th waiting question, per-execution bounds) are in
-// test/unit/elicitation-book.test.ts.
+// with a code; the 65th waiting question of a run ends its call. The run's own refusals (per-execution bounds) are
+// unit-tested in test/unit/elicitation-book.test.ts.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,6 +86,48 @@ describe('hostile MCP questions', () => {
     );
     await mcp.disconnect();
   });
+
+  it('ends the call of the 65th waiting question of a run (toolConcurrency > 64): cancel, an error the model reads', async () => {
+    const log = join(dir, 'sixty-fifth.log');
+    const calls = ELICITATION_LIMITS.waitingPerRun + 1;
+    const { mcp, agent } = askingAgent(
+      'ask-sixty-fifth',
+      log,
+      Array.from({ length: calls }, () => ({})),
+      { toolConcurrency: calls },
+    );
+    await withAgentWorker(
+      env,
+      [agent],
+      async (h) => {
+        const run = await h.start('ask-sixty-fifth', 'go');
+        // Nobody answers until every call has asked: 64 questions wait (their calls ended "pending" after a short
+        // hold and wait in the run), and the one call the run would not keep has ended. This holds whatever order
+        // the calls asked in, and whether Temporal held their updates or they were asked again unheld.
+        await expect
+          .poll(
+            async () => {
+              const state = await run.state();
+              return [state.pendingElicitations.length, state.runningTools.length];
+            },
+            { timeout: 120_000, interval: 500 },
+          )
+          .toEqual([ELICITATION_LIMITS.waitingPerRun, ELICITATION_LIMITS.waitingPerRun]);
+        for (const pending of (await run.state()).pendingElicitations) {
+          await run.respondToElicitation(pending.id, { action: 'accept', content: { ok: true } });
+        }
+        const results = JSON.parse((await run.result()).text) as unknown[];
+        expect(results).toHaveLength(calls);
+        const refused = results.filter((r) => JSON.stringify(r).includes('ElicitationRefused'));
+        expect(refused).toHaveLength(1);
+        expect(JSON.stringify(refused[0])).toContain(`${ELICITATION_LIMITS.waitingPerRun} questions already wait`);
+        expect(results.filter((r) => JSON.stringify(r).includes('accept'))).toHaveLength(calls - 1);
+        expect((await run.state()).pendingElicitations).toEqual([]);
+      },
+      { elicitationHoldMs: 300 },
+    );
+    await mcp.disconnect();
+  }, 240_000);
 
   it('bounds a call asking in waves of withdrawn 4,000-character questions; history stays small', async () => {
     const log = join(dir, 'waves.log');

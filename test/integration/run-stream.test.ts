@@ -258,7 +258,9 @@ describe('run stream', () => {
         ).workflowId,
       );
       const oldRun = new (await import('../../src/client/agent-run.js')).AgentRun(old);
-      await expect(collect(oldRun.stream())).rejects.toBeInstanceOf(RunWithoutStreamError);
+      const noStream: unknown = await collect(oldRun.stream()).catch((error: unknown) => error);
+      expect(noStream).toBeInstanceOf(RunWithoutStreamError);
+      expect(noStream).toMatchObject({ code: 'Client.NoStream' });
       const oldEvents: RunEvent[] = [];
       for await (const event of oldRun.events()) oldEvents.push(event);
       expect(oldEvents.at(-1)).toMatchObject({ type: 'finished', text: 'resumed' });

@@ -29,6 +29,7 @@ const {
   NoWorkerError,
   PayloadCodecError,
   RunRequestRejectedError,
+  RunWithoutStreamError,
   TemporalConnectionError,
   WorkerTimeoutError,
 } = client;
@@ -65,6 +66,7 @@ const samples: Record<string, () => DurableAgentError> = {
   NoWorkerError: () => new NoWorkerError({ ...noWorker, pending: false }),
   PayloadCodecError: () => new PayloadCodecError('Codec.UnknownKeyId', 'unknown key'),
   RunRequestRejectedError: () => new RunRequestRejectedError('decided', { code: RefusalCode.ApprovalAlreadyDecided }),
+  RunWithoutStreamError: () => new RunWithoutStreamError('w'),
   ScriptedModelExhaustedError: () =>
     new ScriptedModelExhaustedError({ modelId: 'm', callIndex: 0, stepCount: 0, lastUserText: '' }),
   TelemetryConfigError: () => new TelemetryConfigError('OTEL_X', 'bad'),
