@@ -134,7 +134,7 @@ export class ElicitationSession {
     this.ended = end;
     if (end.kind === 'refused') {
       getGlobalLogger().warn(
-        `MCP call '${this.options.toolName}' ended: ${end.reason}; its server was answered 'cancel'.`,
+        `MCP call '${this.options.toolName}' ended: ${end.reason.replace(/\.$/, '')}; its server was answered 'cancel'.`,
       );
     }
     // The call ends here; the activity reads why from `end`, not from the abort's reason.
