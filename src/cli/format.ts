@@ -128,6 +128,16 @@ export function createEventFormatter(options: FormatOptions = {}): EventFormatte
           `MCP server ${terminalSafeLine(event.server)} failed (${terminalSafeLine(event.reason)}): ${event.message} · ` +
             'the run goes on without its tools',
         );
+      case 'mcp-tools-collided': {
+        const list = event.collisions.map(
+          (c) => `${terminalSafeLine(c.name)} (${c.tools.map(terminalSafeLine).join(', ')})`,
+        );
+        const more = event.more > 0 ? ` and ${event.more} more` : '';
+        return style.yellow(
+          `MCP tools left out, their names collide: ${list.join('; ')}${more} · rename a server so its ` +
+            '<server>_<tool> names differ',
+        );
+      }
       case 'step-finished':
         return style.dim(
           `step ${event.step} done · ${event.finishReason} · ${event.usage.totalTokens} tokens ` +
