@@ -163,6 +163,11 @@ export class AgentRunState {
       runningTools: [...this.runningTools.values()],
       messageCount: this.messages.length,
       lastEventSeq: this.events.lastSeq,
+      // What the starter stated (a preview): shown as claims, never as who the user is (docs/mcp.md, trust boundary).
+      claims: {
+        ...(this.run.userId !== undefined ? { userId: this.run.userId } : {}),
+        context: previewOutput(this.run.context),
+      },
       mcpServers: [
         ...[...this.mcpListings.values()].map(
           (l): McpServerStatus => ({

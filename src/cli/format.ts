@@ -230,6 +230,7 @@ export function formatState(rawRunId: string, rawState: RunState, options: Forma
     `  status:   ${(status ?? ((s: string) => s))(state.status)} · ${state.step} step${state.step === 1 ? '' : 's'} done`,
     `  tokens:   ${state.usage.totalTokens} (${state.usage.inputTokens} in, ${state.usage.outputTokens} out)`,
     `  messages: ${state.messageCount} · last event #${state.lastEventSeq}`,
+    ...claimLines(state.claims, max, style),
   ];
   if (state.pendingApprovals.length > 0) {
     lines.push(style.alert(' pending approvals '));
@@ -398,4 +399,22 @@ export function formatListedRun(
     `${style.dim(raw.startTime.toISOString())}  ${paint(status.padEnd(LIST_STATUS_WIDTH))}  ` +
     `${agent.padEnd(LIST_AGENT_WIDTH)}  ${terminalSafeLine(raw.workflowId)}`
   );
+}
+
+/**
+ * A run's `userId` and `context` labelled as what they are: claims of whoever started the run. A signed claims
+ * token is only verified by a worker's `verifyIdentity` (the CLI has no key), so it is labelled as unverified here.
+ */
+function claimLines(claims: RunState['claims'], max: number, style: Style): string[] {
+  if (!claims) return [];
+  const lines: string[] = [];
+  if (claims.userId !== undefined) lines.push(`  claimed user:    ${terminalSafeLine(claims.userId)}`);
+  const context = claims.context;
+  const isObject = context !== null && typeof context === 'object' && !Array.isArray(context);
+  if (isObject && Object.keys(context).length === 0) return lines;
+  lines.push(`  claimed context: ${formatValue(context, max)}`);
+  if (isObject && typeof context.claims === 'string') {
+    lines.push(style.dim("    signed claims: checked by the worker's verifyIdentity, not verified here"));
+  }
+  return lines;
 }

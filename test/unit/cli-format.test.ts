@@ -203,6 +203,14 @@ describe('formatState', () => {
     );
   });
 
+  it("shows the starter's userId and context as claims, never as who the user is", () => {
+    const text = formatState('run-1', { ...base, claims: { userId: 'intern', context: { role: 'admin' } } });
+    expect(text.split('\n').slice(4)).toEqual(['  claimed user:    intern', '  claimed context: {"role":"admin"}']);
+    const signed = formatState('run-1', { ...base, claims: { context: { claims: 'payload.sig' } } });
+    expect(signed).toContain("signed claims: checked by the worker's verifyIdentity, not verified here");
+    expect(formatState('run-1', { ...base, claims: { context: {} } })).not.toContain('claimed');
+  });
+
   it('lists pending approvals with the commands that answer them', () => {
     const text = formatState('run-1', {
       ...base,
