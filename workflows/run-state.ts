@@ -28,6 +28,7 @@ import { ApprovalBook } from './approvals.js';
 import { ClientToolBook } from './client-tools.js';
 import { ElicitationBook } from './elicitations.js';
 import { EventLog } from './event-log.js';
+import { newCollisions } from './mcp-collisions.js';
 import { RoutingState } from './routing-state.js';
 import type { RunStream } from './run-stream.js';
 
@@ -110,6 +111,20 @@ export class AgentRunState {
     const { server, version, tools, skipped } = result.listing;
     this.keepListing(result.listing);
     this.events.emit({ type: 'mcp-tools-listed', server, version, tools: tools.length, skipped: skipped.length });
+    this.reportCollisions();
+  }
+
+  /**
+   * Names the tools the worker will refuse because their names collide, once per name (also across
+   * continue-as-new: the carried events say which were reported). Only an event: no command depends on it.
+   */
+  private reportCollisions(): void {
+    const known = new Set<string>();
+    for (const event of this.events.all()) {
+      if (event.type === 'mcp-tools-collided') for (const c of event.collisions) known.add(c.name);
+    }
+    const { collisions, more } = newCollisions(this.mcpListings.values(), known);
+    if (collisions.length > 0) this.events.emit({ type: 'mcp-tools-collided', collisions, more });
   }
 
   /** The listings in effect, by reference (what model calls and tool calls are given). */
@@ -148,6 +163,11 @@ export class AgentRunState {
       runningTools: [...this.runningTools.values()],
       messageCount: this.messages.length,
       lastEventSeq: this.events.lastSeq,
+      // What the starter stated (a preview): shown as claims, never as who the user is (docs/mcp.md, trust boundary).
+      claims: {
+        ...(this.run.userId !== undefined ? { userId: this.run.userId } : {}),
+        context: previewOutput(this.run.context),
+      },
       mcpServers: [
         ...[...this.mcpListings.values()].map(
           (l): McpServerStatus => ({

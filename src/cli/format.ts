@@ -21,6 +21,11 @@ export interface FormatOptions {
   maxValueChars?: number;
   /** The command in hints. Default `npx durable-agent` (works in a clone and where the package is installed). */
   command?: string;
+  /**
+   * Checks a run's signed claims (the CLI's `DURABLE_AGENT_CLAIMS_KEY`): the identity they verify to, else
+   * `undefined`. Without it a signed token is shown as not verified.
+   */
+  verifyClaims?: (context: Record<string, JsonValue>) => { userId?: string } | undefined;
 }
 
 /** Formats one run event (one or more lines, no trailing newline). */
@@ -128,6 +133,16 @@ export function createEventFormatter(options: FormatOptions = {}): EventFormatte
           `MCP server ${terminalSafeLine(event.server)} failed (${terminalSafeLine(event.reason)}): ${event.message} · ` +
             'the run goes on without its tools',
         );
+      case 'mcp-tools-collided': {
+        const list = event.collisions.map(
+          (c) => `${terminalSafeLine(c.name)} (${c.tools.map(terminalSafeLine).join(', ')})`,
+        );
+        const more = event.more > 0 ? ` and ${event.more} more` : '';
+        return style.yellow(
+          `MCP tools left out, their names collide: ${list.join('; ')}${more} · rename a server so its ` +
+            '<server>_<tool> names differ',
+        );
+      }
       case 'step-finished':
         return style.dim(
           `step ${event.step} done · ${event.finishReason} · ${event.usage.totalTokens} tokens ` +
@@ -220,6 +235,7 @@ export function formatState(rawRunId: string, rawState: RunState, options: Forma
     `  status:   ${(status ?? ((s: string) => s))(state.status)} · ${state.step} step${state.step === 1 ? '' : 's'} done`,
     `  tokens:   ${state.usage.totalTokens} (${state.usage.inputTokens} in, ${state.usage.outputTokens} out)`,
     `  messages: ${state.messageCount} · last event #${state.lastEventSeq}`,
+    ...claimLines(state.claims, rawState.claims, max, style, options.verifyClaims),
   ];
   if (state.pendingApprovals.length > 0) {
     lines.push(style.alert(' pending approvals '));
@@ -388,4 +404,40 @@ export function formatListedRun(
     `${style.dim(raw.startTime.toISOString())}  ${paint(status.padEnd(LIST_STATUS_WIDTH))}  ` +
     `${agent.padEnd(LIST_AGENT_WIDTH)}  ${terminalSafeLine(raw.workflowId)}`
   );
+}
+
+/**
+ * A run's `userId` and `context` labelled as what they are: claims of whoever started the run. A signed claims
+ * token counts as verified only when `verify` (a key) checks it, on the raw, untouched context.
+ */
+function claimLines(
+  claims: RunState['claims'],
+  raw: RunState['claims'],
+  max: number,
+  style: Style,
+  verify: FormatOptions['verifyClaims'],
+): string[] {
+  if (!claims || !raw) return [];
+  const lines: string[] = [];
+  if (claims.userId !== undefined) lines.push(`  claimed user:    ${terminalSafeLine(claims.userId)}`);
+  const context = claims.context;
+  const isObject = context !== null && typeof context === 'object' && !Array.isArray(context);
+  if (isObject && Object.keys(context).length === 0) return lines;
+  lines.push(`  claimed context: ${formatValue(context, max)}`);
+  const rawContext = raw.context as Record<string, JsonValue>;
+  if (isObject && typeof rawContext.claims === 'string') {
+    const verified = verify?.(rawContext);
+    lines.push(
+      verified
+        ? style.green(
+            `    signed claims: verified${verified.userId !== undefined ? ` (user ${terminalSafeLine(verified.userId)})` : ''}`,
+          )
+        : style.dim(
+            verify
+              ? '    signed claims: do not verify with DURABLE_AGENT_CLAIMS_KEY (or expired)'
+              : "    signed claims: checked by the worker's verifyIdentity, not verified here",
+          ),
+    );
+  }
+  return lines;
 }

@@ -5,6 +5,8 @@ import type { AgentRun } from '../client/agent-run.js';
 import { NoWorkerError } from '../client/errors/no-worker-error.js';
 import { WorkerTimeoutError } from '../client/errors/worker-timeout-error.js';
 import { RunRequestRejectedError } from '../client/errors/run-request-rejected-error.js';
+import { verifySignedClaims } from '../mcp/signed-claims.js';
+import type { JsonValue } from '../protocol/json.js';
 import { RefusalCode } from '../protocol/refusal-codes.js';
 import {
   TERMINAL_EVENT_TYPES,
@@ -144,7 +146,13 @@ async function dispatch(command: ClientCommand, ctx: CommandContext): Promise<nu
         return 0;
       }
       const outcome = await runOutcome(run, state);
-      ctx.out([formatState(command.runId, state, { style }), ...formatOutcome(outcome, { style })].join('\n'));
+      const verifyClaims = claimsVerifier(ctx.env.DURABLE_AGENT_CLAIMS_KEY);
+      ctx.out(
+        [
+          formatState(command.runId, state, { style, ...(verifyClaims ? { verifyClaims } : {}) }),
+          ...formatOutcome(outcome, { style }),
+        ].join('\n'),
+      );
       return 0;
     }
     case 'list': {
@@ -318,4 +326,15 @@ function isEnded(state: RunState): boolean {
 /** Who is at this terminal, recorded as the approver or responder unless one is given. */
 function defaultPerson(env: Record<string, string | undefined>): string | undefined {
   return env.USER ?? env.USERNAME ?? env.LOGNAME;
+}
+
+/** With the key web handlers sign claims with, `state` can say whether a run's signed claims verify. */
+function claimsVerifier(key: string | undefined) {
+  if (!key) return undefined;
+  const verify = verifySignedClaims(key);
+  return (context: Record<string, JsonValue>) => {
+    const identity = verify({ context: new Map(Object.entries(context)) });
+    // The hook of `verifySignedClaims` is synchronous; a promise would be another hook's.
+    return identity && !(identity instanceof Promise) ? identity : undefined;
+  };
 }

@@ -8,6 +8,12 @@ interface EventBase {
 }
 
 /** The body of a run event, before the log numbers it. */
+/** Tools offered under one name: `name`, and `<server>/<tool>` of each (at most five). */
+export interface McpToolCollision {
+  name: string;
+  tools: string[];
+}
+
 export type RunEventBody =
   | { type: 'run-started'; agentName: string }
   | { type: 'retriever-error'; message: string }
@@ -51,6 +57,11 @@ export type RunEventBody =
   | { type: 'mcp-tools-listed'; server: string; version: string; tools: number; skipped: number }
   /** An MCP server could not be listed: the run goes on without its tools. */
   | { type: 'mcp-server-failed'; server: string; reason: string; message: string }
+  /**
+   * MCP tools of different servers would be offered under one name (`docs`/`admin_delete_all` and
+   * `docs_admin`/`delete_all`): all of them are left out. At most 20 collisions per event; `more` counts the rest.
+   */
+  | { type: 'mcp-tools-collided'; collisions: McpToolCollision[]; more: number }
   | {
       type: 'elicitation-requested';
       id: string;

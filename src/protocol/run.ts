@@ -175,6 +175,11 @@ export interface RunState {
   lastEventSeq: number;
   /** The run's MCP servers (absent in answers of workers from before 0.4.0). */
   mcpServers?: McpServerStatus[];
+  /**
+   * The `userId` and `context` (a preview) the starter stated: claims of whoever started the run, not verified
+   * identities (absent in answers of workers from before 0.4.0).
+   */
+  claims?: { userId?: string; context: JsonValue };
 }
 
 /** An approval decision as sent by a client. */

@@ -272,6 +272,12 @@ describe('a hostile MCP server', () => {
         expect(messagesAt(logs, 'warn').join('\n')).toMatch(
           /docs_admin_delete_all' \(docs\/admin_delete_all, docs_admin\/delete_all\)/,
         );
+        // The run says so too, where a watcher and run.events() see it (once, whatever order the servers listed in).
+        const collided = (await eventsOf(run)).filter((e) => e.type === 'mcp-tools-collided');
+        expect(collided).toHaveLength(1);
+        expect(collided[0]).toMatchObject({ more: 0, collisions: [{ name: 'docs_admin_delete_all' }] });
+        const tools = collided[0]!.type === 'mcp-tools-collided' ? collided[0]!.collisions[0]!.tools : [];
+        expect([...tools].sort()).toEqual(['docs/admin_delete_all', 'docs_admin/delete_all']);
       });
     } finally {
       await mcp.disconnect();

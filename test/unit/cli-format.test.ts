@@ -9,7 +9,8 @@ import {
   formatValue,
 } from '../../src/cli/format.js';
 import { createStyle, shouldColor, stripStyle } from '../../src/cli/style.js';
-import type { RunEvent, RunEventBody, RunState } from '../../src/protocol/index.js';
+import { signClaims, verifySignedClaims } from '../../src/mcp/signed-claims.js';
+import type { JsonValue, RunEvent, RunEventBody, RunState } from '../../src/protocol/index.js';
 
 const AT = '2026-01-02T03:04:05.678Z';
 let seq = 0;
@@ -201,6 +202,24 @@ describe('formatState', () => {
         '  messages: 5 · last event #9',
       ].join('\n'),
     );
+  });
+
+  it("shows the starter's userId and context as claims, never as who the user is", () => {
+    const text = formatState('run-1', { ...base, claims: { userId: 'intern', context: { role: 'admin' } } });
+    expect(text.split('\n').slice(4)).toEqual(['  claimed user:    intern', '  claimed context: {"role":"admin"}']);
+    const signed = formatState('run-1', { ...base, claims: { context: { claims: 'payload.sig' } } });
+    expect(signed).toContain("signed claims: checked by the worker's verifyIdentity, not verified here");
+    expect(formatState('run-1', { ...base, claims: { context: {} } })).not.toContain('claimed');
+    const key = 'k'.repeat(32);
+    const token = signClaims({ userId: 'ada', context: { role: 'admin' } }, key);
+    const verify = (context: Record<string, JsonValue>) => {
+      const identity = verifySignedClaims(key)({ context: new Map(Object.entries(context)) });
+      return identity instanceof Promise ? undefined : identity;
+    };
+    const good = formatState('run-1', { ...base, claims: { context: { claims: token } } }, { verifyClaims: verify });
+    expect(good).toContain('signed claims: verified (user ada)');
+    const forged = { context: { claims: signClaims({ userId: 'ada' }, 'other-key') } };
+    expect(formatState('run-1', { ...base, claims: forged }, { verifyClaims: verify })).toContain('do not verify');
   });
 
   it('lists pending approvals with the commands that answer them', () => {
