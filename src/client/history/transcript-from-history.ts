@@ -144,6 +144,7 @@ async function rebuild(
     // A 0.4.0 run said how its transcript ends: its unsent last tool message and its message count.
     if (final.delta) messages.push(toolMessage(final.delta, messages.length, executed, clientResults));
     if (final.messageCount !== messages.length) throw new Unrebuildable();
+    if (output !== undefined && output.messageCount !== messages.length) throw new Unrebuildable();
     if (how === 'continued-as-new' || how === undefined) throw new Unrebuildable();
     return { closedAs: how, messages };
   }
