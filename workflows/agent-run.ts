@@ -83,6 +83,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
       !input.continuation && description.seedId ? { at: 0, responseId: description.seedId } : undefined;
     while (state.steps.length < maxSteps) {
       const step = state.startStep();
+      state.unsentDelta = undefined;
       const generated = await generate({
         agentName: description.agentName,
         run,
@@ -110,6 +111,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
       );
       delta = settled.delta;
       state.finishStep(step, generated, settled);
+      state.unsentDelta = delta;
       if (settled.denied) throw toolDenied(settled.denied);
       if (generated.toolCalls.length === 0) {
         stopReason = 'completed';

@@ -20,6 +20,7 @@ import {
   type RunningTool,
   type StepSummary,
   type ToolProgress,
+  type TranscriptDelta,
   type TranscriptMessage,
   type TranscriptSlice,
   type Usage,
@@ -43,6 +44,11 @@ export class AgentRunState {
   finishReason = 'unknown';
   /** Set once the state was too large to continue as new (the run goes on in its execution). */
   continuationTooLarge = false;
+  /**
+   * The last finished step's tool message in the form the next `generate` input carries it, until that input is
+   * sent: a run that ends holding one records it (workflows/final-record.ts), since its history carries it nowhere.
+   */
+  unsentDelta: TranscriptDelta | undefined;
   /** The run's stream, for runs started since 0.4.0 (`PATCHES.runStream`); see {@link attachStream}. */
   stream: RunStream | undefined;
   readonly run: RunContextData;

@@ -1,4 +1,5 @@
 import { jsonBytes } from './bytes.js';
+import type { TranscriptDelta } from './activity-io.js';
 import type { RunEvent } from './events.js';
 import type { RunState } from './run.js';
 
@@ -14,6 +15,24 @@ export const FINAL_RECORD_MEMO_KEY = 'durable-agent.final-record';
  * dozen bytes for encryption) fits in the margin.
  */
 export const MAX_FINAL_RECORD_BYTES = 256 * 1024;
+
+/**
+ * Upper bound on the UTF-8 bytes of the record's {@link FinalTranscript} JSON. A step's inline results are up to
+ * 16 KiB each, so a wide last step could crowd out the events: over this bound the record keeps no `transcript`
+ * and a client reads that run's transcript through a worker, as for a run ended on older code.
+ */
+export const MAX_FINAL_TRANSCRIPT_BYTES = 64 * 1024;
+
+/**
+ * What a client's rebuild of the transcript from history lacks at the run's end: the last step's tool message, which
+ * no later `generate` input carries (in the compact form of a `generate` input's delta: executed results by
+ * reference), and the final message count that proves the rebuild.
+ */
+export interface FinalTranscript {
+  messageCount: number;
+  /** The last step's tool message when the run ended after pushing it (step budget, a tool's denial, ...). */
+  delta?: TranscriptDelta;
+}
 
 /**
  * What a run records once when it ends: the events its event query would answer then (oldest dropped beyond
@@ -32,20 +51,28 @@ export interface FinalRunRecord {
   events: RunEvent[];
   /** The state query's answer at the run's end. */
   state: RunState;
+  /**
+   * Set by 0.4.0 workflows unless over {@link MAX_FINAL_TRANSCRIPT_BYTES}; records written before it have none (the
+   * field was added without a new `version`, so readers treat it as optional).
+   */
+  transcript?: FinalTranscript;
 }
 
 /**
  * The record of a run's end: every event in `events` unless the whole exceeds `maxBytes` UTF-8 bytes of JSON, in
- * which case the oldest are dropped (counted in `truncated`) until it fits. The state is always kept.
+ * which case the oldest are dropped (counted in `truncated`) until it fits. The state is always kept, and so is
+ * `transcript` unless it is over {@link MAX_FINAL_TRANSCRIPT_BYTES}.
  */
 export function finalRunRecord(
   events: RunEvent[],
   state: RunState,
   maxBytes: number = MAX_FINAL_RECORD_BYTES,
+  transcript?: FinalTranscript,
 ): FinalRunRecord {
   const firstSeq = events[0]?.seq ?? state.lastEventSeq + 1;
+  const tail = transcript && jsonBytes(transcript) <= MAX_FINAL_TRANSCRIPT_BYTES ? { transcript } : {};
   // The record's bytes without events, plus each event's own bytes and a comma: the exact JSON length.
-  const base = jsonBytes({ version: 1, firstSeq, truncated: events.length, events: [], state });
+  const base = jsonBytes({ version: 1, firstSeq, truncated: events.length, events: [], state, ...tail });
   let total = base;
   let keep = events.length;
   for (let i = events.length - 1; i >= 0; i--) {
@@ -55,7 +82,7 @@ export function finalRunRecord(
     keep = i;
   }
   const kept = events.slice(keep);
-  return { version: 1, firstSeq, truncated: events.length - kept.length, events: kept, state };
+  return { version: 1, firstSeq, truncated: events.length - kept.length, events: kept, state, ...tail };
 }
 
 /** True when `value` has the shape of a {@link FinalRunRecord} (a memo is written by whoever holds the namespace). */

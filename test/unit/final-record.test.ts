@@ -1,6 +1,8 @@
 // The final record's byte bound: UTF-8 bytes of the exact JSON, oldest events dropped first and counted.
 import { describe, expect, it } from 'vitest';
 import {
+  MAX_FINAL_RECORD_BYTES,
+  MAX_FINAL_TRANSCRIPT_BYTES,
   ZERO_USAGE,
   finalRunRecord,
   isFinalRunRecord,
@@ -62,6 +64,28 @@ describe('finalRunRecord', () => {
     expect(record.truncated).toBe(30);
     expect(record.state).toEqual(state);
     expect(finalRunRecord([], state)).toEqual({ version: 1, firstSeq: 41, truncated: 0, events: [], state });
+  });
+
+  it('keeps the transcript tail within its own bound (UTF-8 bytes) and leaves it out over it', () => {
+    const part = (value: string) => ({
+      type: 'tool-result' as const,
+      toolCallId: 'c1',
+      toolName: 't',
+      output: { type: 'text' as const, value },
+    });
+    // 16,500 emoji: 33,000 UTF-16 units (under the bound) but 66,000 UTF-8 bytes plus the JSON around them (over).
+    const over = { messageCount: 4, delta: { at: 3, content: [part('😀'.repeat(16_500))] } };
+    expect(JSON.stringify(over).length).toBeLessThan(MAX_FINAL_TRANSCRIPT_BYTES);
+    expect(jsonBytes(over)).toBeGreaterThan(MAX_FINAL_TRANSCRIPT_BYTES);
+    expect(finalRunRecord([], state, MAX_FINAL_RECORD_BYTES, over)).not.toHaveProperty('transcript');
+    const under = { messageCount: 4, delta: { at: 3, content: [part('a'.repeat(1_000))] } };
+    const record = finalRunRecord(events('a', 10), state, MAX_FINAL_RECORD_BYTES, under);
+    expect(record.transcript).toEqual(under);
+    expect(isFinalRunRecord(record)).toBe(true);
+    // The events' bound counts the transcript's bytes too.
+    const tight = finalRunRecord(events('a', 10), state, jsonBytes(record) - 1, under);
+    expect(tight.truncated).toBe(1);
+    expect(jsonBytes(tight)).toBeLessThan(jsonBytes(record));
   });
 
   it('rejects what is not a record (a memo anyone could have set)', () => {

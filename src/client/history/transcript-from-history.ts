@@ -7,14 +7,17 @@ import type { Payload, SerializationContext } from '@temporalio/common';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js';
 import type { temporal } from '@temporalio/proto';
 import {
+  FINAL_RECORD_MEMO_KEY,
   FailureType,
   defaultModelOutput,
+  isFinalRunRecord,
   firstMessages,
   initialMessages,
   type AgentDescription,
   type AgentRunInput,
   type AgentRunOutput,
   type ExecuteToolResult,
+  type FinalRunRecord,
   type GenerateInput,
   type GenerateResult,
   type RankToolsResult,
@@ -136,7 +139,16 @@ async function rebuild(
   const output = close?.workflowExecutionCompletedEventAttributes
     ? await decode<AgentRunOutput>(close.workflowExecutionCompletedEventAttributes.result?.payloads)
     : undefined;
-  // The last step's tool message has no next `generate` to carry it: the run pushed it when the step finished, which
+  const final = await finalTranscript(events, decode);
+  if (final) {
+    // A 0.4.0 run said how its transcript ends: its unsent last tool message and its message count.
+    if (final.delta) messages.push(toolMessage(final.delta, messages.length, executed, clientResults));
+    if (final.messageCount !== messages.length) throw new Unrebuildable();
+    if (output !== undefined && output.messageCount !== messages.length) throw new Unrebuildable();
+    if (how === 'continued-as-new' || how === undefined) throw new Unrebuildable();
+    return { closedAs: how, messages };
+  }
+  // A run ended on older code recorded none. The last step's tool message has no next `generate` to carry it: the run pushed it when the step finished, which
   // a run stopped by its step budget or by a tool's ToolDeniedError did; a cancelled or failed step did not.
   const finishedLastStep =
     (output !== undefined && output.stopReason !== 'completed') ||
@@ -145,6 +157,33 @@ async function rebuild(
   if (output !== undefined && output.messageCount !== messages.length) throw new Unrebuildable();
   if (how === 'continued-as-new' || how === undefined) throw new Unrebuildable();
   return { closedAs: how, messages };
+}
+
+/**
+ * The transcript part of the final record the run's last workflow task wrote (workflows/final-record.ts), if any:
+ * only the commands after the last task's completion are the run's own, not a memo its starter set.
+ */
+async function finalTranscript(
+  events: HistoryEvent[],
+  decode: <T>(payloads: Payload[] | null | undefined) => Promise<T>,
+): Promise<FinalRunRecord['transcript']> {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!;
+    if (event.workflowTaskCompletedEventAttributes) return undefined;
+    const payload = event.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[FINAL_RECORD_MEMO_KEY];
+    if (!payload) continue;
+    const record = await decode<unknown>([payload]);
+    if (!isFinalRunRecord(record) || !isFinalTranscript(record.transcript)) return undefined;
+    return record.transcript;
+  }
+  return undefined;
+}
+
+function isFinalTranscript(value: unknown): value is NonNullable<FinalRunRecord['transcript']> {
+  if (typeof value !== 'object' || value === null) return false;
+  const { messageCount, delta } = value as { messageCount?: unknown; delta?: { at?: unknown; content?: unknown } };
+  if (typeof messageCount !== 'number') return false;
+  return delta === undefined || (typeof delta.at === 'number' && Array.isArray(delta.content));
 }
 
 /** A step's tool message from the delta the next `generate` input carries. */
