@@ -15,6 +15,7 @@ export { NoWorkerError, type NoWorkerErrorDetails } from './errors/no-worker-err
 export { WorkerTimeoutError, type WorkerTimeoutErrorDetails } from './errors/worker-timeout-error.js';
 export { RunRequestRejectedError } from './errors/run-request-rejected-error.js';
 export { ToolDeniedError } from '../tool/errors/tool-denied-error.js';
+export { RunFailedError, type RunFailedErrorDetails } from './errors/run-failed-error.js';
 export * from '../connection/index.js';
 export {
   createPayloadCodec,
