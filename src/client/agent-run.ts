@@ -1,7 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure, TemporalFailure, TerminatedFailure } from '@temporalio/common';
 import { ToolDeniedError } from '../tool/errors/tool-denied-error.js';
+import { RunFailedError } from './errors/run-failed-error.js';
 import { refusalOf, runEnded, type RefusedRequest } from './refusal-of.js';
 import { describeExecution, type DescribedExecution } from './history/final-record.js';
 import { currentRunId } from './history/run-chain.js';
@@ -124,7 +125,9 @@ export class AgentRun {
 
   /**
    * Waits for the run to end (as long as it takes) and returns its result. A run ended by a `ToolDeniedError`
-   * rejects with that error, code and HTTP status kept. The result and the transcript are read from the run's
+   * rejects with that error, code and HTTP status kept; any other failed run with a {@link RunFailedError} whose
+   * message names the run and the root cause in one line (Temporal's `WorkflowFailedError` is its `cause`). A
+   * cancelled or terminated run rejects with Temporal's `WorkflowFailedError`. The result and the transcript are read from the run's
    * history, so no worker needs to be running (see {@link messages}).
    */
   async result(): Promise<AgentRunResult> {
@@ -132,7 +135,7 @@ export class AgentRun {
     try {
       output = (await this.handle.result()) as AgentRunOutput;
     } catch (err) {
-      throw translateRunError(err);
+      throw translateRunError(err, this.id);
     }
     const messages = await this.messages();
     return { ...output, messages, ...toolCallsOf(messages) };
@@ -468,21 +471,31 @@ function toolCallsOf(messages: TranscriptMessage[]): { toolCalls: RunToolCall[];
   return { toolCalls, toolResults };
 }
 
-/** A run ended by a ToolDeniedError rejects with that error; anything else is passed through. */
-function translateRunError(err: unknown): unknown {
-  if (err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure) {
-    const failure = err.cause;
-    if (failure.type === FailureType.ToolDenied) {
-      const data = failure.details?.[0] as ToolDeniedData | undefined;
-      if (data) {
-        return new ToolDeniedError({
-          toolName: data.toolName,
-          message: data.message,
-          code: data.code,
-          httpStatus: data.httpStatus,
-        });
-      }
+/**
+ * A run ended by a ToolDeniedError rejects with that error; any other failed run with a RunFailedError that says the
+ * root cause in one line. Cancelled and terminated runs keep Temporal's WorkflowFailedError (its cause says which).
+ */
+function translateRunError(err: unknown, runId: string): unknown {
+  if (!(err instanceof WorkflowFailedError)) return err;
+  if (err.cause instanceof ApplicationFailure && err.cause.type === FailureType.ToolDenied) {
+    const data = err.cause.details?.[0] as ToolDeniedData | undefined;
+    if (data) {
+      return new ToolDeniedError({
+        toolName: data.toolName,
+        message: data.message,
+        code: data.code,
+        httpStatus: data.httpStatus,
+      });
     }
   }
-  return err;
+  if (err.cause instanceof CancelledFailure || err.cause instanceof TerminatedFailure) return err;
+  let root: unknown = err.cause ?? err;
+  let failureType: string | undefined;
+  for (let depth = 0; depth < 32; depth++) {
+    if (root instanceof ApplicationFailure && root.type) failureType = root.type;
+    if (!(root instanceof TemporalFailure) || !(root.cause instanceof Error)) break;
+    root = root.cause;
+  }
+  const rootMessage = root instanceof Error ? root.message : String(root);
+  return new RunFailedError({ runId, rootMessage, failureType }, { cause: err });
 }

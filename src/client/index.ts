@@ -16,6 +16,7 @@ export { WorkerTimeoutError, type WorkerTimeoutErrorDetails } from './errors/wor
 export { RunRequestRejectedError } from './errors/run-request-rejected-error.js';
 export { RunWithoutStreamError } from './errors/run-without-stream-error.js';
 export { ToolDeniedError } from '../tool/errors/tool-denied-error.js';
+export { RunFailedError, type RunFailedErrorDetails } from './errors/run-failed-error.js';
 export * from '../connection/index.js';
 export {
   createPayloadCodec,

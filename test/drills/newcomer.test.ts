@@ -34,6 +34,7 @@ describe('durable-agent init, from npm pack', () => {
       engines: { node: string };
       dependencies: Record<string, string>;
       devDependencies: Record<string, string>;
+      overrides: Record<string, Record<string, string>>;
     };
     expect(manifest.engines.node).toBe('>=22.12');
     for (const version of [...Object.values(manifest.dependencies), ...Object.values(manifest.devDependencies)]) {
@@ -41,6 +42,16 @@ describe('durable-agent init, from npm pack', () => {
     }
 
     await packed.sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', packed.tarball], project);
+    // One copy of each @temporalio package (the generated overrides reach @temporalio/workflow-streams's pins): a
+    // second @temporalio/workflow in the workflow bundle would break it.
+    const { stdout: tree } = await packed.sh('npm', ['ls', '--all', '--parseable'], project);
+    const temporalCopies = tree.split('\n').filter((path) => /node_modules\/@temporalio\//.test(path));
+    expect(temporalCopies.filter((path) => /node_modules\/.*node_modules\//.test(path))).toEqual([]);
+    expect(temporalCopies).toContain(join(project, 'node_modules', '@temporalio', 'workflow'));
+    const { stdout: workflowTree } = await packed.sh('npm', ['ls', '--all', '@temporalio/workflow'], project);
+    expect(new Set(workflowTree.match(/@temporalio\/workflow@\S+/g))).toEqual(
+      new Set([`@temporalio/workflow@${manifest.overrides['@temporalio/workflow-streams']!['@temporalio/workflow']}`]),
+    );
     // The CLI of the installed package writes the same project.
     await packed.sh('npx', ['durable-agent', 'init', '../again'], project);
     expect(readdirSync(join(packed.work, 'again')).sort()).toEqual(

@@ -445,8 +445,9 @@ describe('agent loop', () => {
 
       const bad = await start('rejected', 'hi');
       const error = await bad.result().catch((err: unknown) => err);
-      // WorkflowFailedError → ActivityFailure → the classified ApplicationFailure.
-      const failure = (error as { cause?: { cause?: { type?: string; message?: string } } }).cause?.cause;
+      // RunFailedError → WorkflowFailedError → ActivityFailure → the classified ApplicationFailure.
+      const failure = (error as { cause?: { cause?: { cause?: { type?: string; message?: string } } } }).cause?.cause
+        ?.cause;
       expect(failure?.message).toMatch(/unknown parameter/);
       expect(failure?.type).toBe('Model.BadRequest');
       expect(rejected.requests).toHaveLength(1);

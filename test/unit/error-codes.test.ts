@@ -4,6 +4,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as root from '../../src/index.js';
 import * as client from '../../src/client/index.js';
+import { RunFailedError } from '../../src/client/errors/run-failed-error.js';
+import { RunWithoutStreamError } from '../../src/client/errors/run-without-stream-error.js';
 import * as worker from '../../src/worker/index.js';
 import * as testing from '../../src/testing/index.js';
 import { CliFailure } from '../../src/cli/errors/cli-failure.js';
@@ -65,6 +67,7 @@ const samples: Record<string, () => DurableAgentError> = {
     new MissingApiKeyError({ provider: 'openai', envVar: 'OPENAI_API_KEY', modelRef: 'openai/x' }),
   NoWorkerError: () => new NoWorkerError({ ...noWorker, pending: false }),
   PayloadCodecError: () => new PayloadCodecError('Codec.UnknownKeyId', 'unknown key'),
+  RunFailedError: () => new RunFailedError({ runId: 'r1', rootMessage: 'boom', failureType: 'Agent.NotFound' }),
   RunRequestRejectedError: () => new RunRequestRejectedError('decided', { code: RefusalCode.ApprovalAlreadyDecided }),
   RunWithoutStreamError: () => new RunWithoutStreamError('w'),
   ScriptedModelExhaustedError: () =>
