@@ -5,7 +5,6 @@ import { describe, expect, it } from 'vitest';
 import * as root from '../../src/index.js';
 import * as client from '../../src/client/index.js';
 import { RunFailedError } from '../../src/client/errors/run-failed-error.js';
-import { RunWithoutStreamError } from '../../src/client/errors/run-without-stream-error.js';
 import * as worker from '../../src/worker/index.js';
 import * as testing from '../../src/testing/index.js';
 import { CliFailure } from '../../src/cli/errors/cli-failure.js';
