@@ -3,8 +3,9 @@
 // generated project's typecheck, its own `npm test` (a scripted-model test and an offline end-to-end test on the
 // embedded dev server), `npm start`, then `npm run dev` with the CLI's printed hints run as printed from another
 // "terminal". The Temporal CLI is not given to the project: the package installs it into a fresh user cache
-// directory (XDG_CACHE_HOME) by itself. 2 minutes on a quiet machine, 4-5 on a loaded one: a drill (npm run drills);
-// the suite checks the tarball itself (test/integration/packaging.test.ts) and init's files (test/unit).
+// directory (XDG_CACHE_HOME) by itself. 1.5-2 minutes on a quiet machine, 4-5 on a loaded one; part of `npm test`,
+// so CI proves the road end to end (test/integration/packaging.test.ts checks the tarball itself, test/unit init's
+// files).
 import { execFile, spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
