@@ -190,8 +190,14 @@ describe('secret canaries', () => {
           () => undefined,
           (err: unknown) => err,
         );
-        const activityFailure = (error as Error | undefined)?.cause as Error | undefined;
-        expect(String(activityFailure?.cause)).toContain('Incorrect API key provided: Bearer [REDACTED]');
+        // RunFailedError's one line names the root cause; the chain below it is Temporal's, redacted the same way.
+        expect(String((error as Error | undefined)?.message)).toContain(
+          'Incorrect API key provided: Bearer [REDACTED]',
+        );
+        const chain: string[] = [];
+        for (let at: unknown = error; at instanceof Error; at = at.cause) chain.push(String(at));
+        expect(chain.join('\n')).toContain('Incorrect API key provided: Bearer [REDACTED]');
+        expect(chain.join('\n')).not.toContain(CANARIES.providerKey);
         // The provider did receive the key: the canary was really in play.
         expect(server.chatRequests.at(-1)!.headers.authorization).toBe(`Bearer ${CANARIES.providerKey}`);
         await expectNoSecrets(run.id, 'control-system-prompt');
