@@ -12,7 +12,46 @@ export const RUN_STREAM_TOPICS = {
   events: 'events',
   /** Streaming tools' yields, published by the tool's own activity attempt and checked by the workflow. */
   progress: 'progress',
+  /**
+   * Model output as it is written (since `PATCHES.modelDeltas`): {@link StreamedDeltas} batches published by the
+   * step's own `generate` attempt and checked by the workflow, and a `reset-step` whenever a new attempt of a step
+   * starts publishing, so a client drops what a failed attempt wrote.
+   */
+  deltas: 'deltas',
 } as const;
+
+/** What a model delta adds to: the step's text, its reasoning, or the input of one tool call. */
+export type DeltaKind = 'text' | 'reasoning' | 'tool-input';
+
+/** One piece of model output. Pieces with the same `id` in one step and attempt concatenate in offset order. */
+export interface DeltaPart {
+  /** The provider's part id for text and reasoning; the tool call id for tool input. */
+  id: string;
+  kind: DeltaKind;
+  text: string;
+  /** The tool's name, on a tool call's first `tool-input` piece. */
+  toolName?: string;
+}
+
+/**
+ * An item of the `deltas` topic. `deltas`: pieces of model output of one step's attempt, in order. `reset-step`:
+ * attempt `attempt` of `step` starts over; every piece of that step from an earlier attempt is void. The step's
+ * final message (its `text` and `tool-call` events on the `events` topic) supersedes its pieces.
+ */
+export type StreamedDeltas =
+  | { type: 'deltas'; step: number; attempt: number; parts: DeltaPart[] }
+  | { type: 'reset-step'; step: number; attempt: number };
+
+/**
+ * What a `generate` activity attempt publishes on the `deltas` topic: its pieces and the token the workflow gave
+ * the step in its `generate` input. The workflow drops a publish whose token is not that of the running step.
+ */
+export interface DeltaPublish {
+  token: string;
+  step: number;
+  attempt: number;
+  parts: DeltaPart[];
+}
 
 /** A streaming tool's yield as the run's stream holds it. */
 export interface StreamedProgress {
