@@ -278,7 +278,7 @@ describe('a hostile MCP server', () => {
         console.info(`first generate scheduled ${delay} ms after the run started; run took ${elapsed} ms`);
         // The budget is a timer: the model call waited for it, and not much longer.
         expect(delay).toBeGreaterThanOrEqual(MCP_LIST_BUDGET_MS - 100);
-        expect(delay).toBeLessThan(MCP_LIST_BUDGET_MS + 2_000);
+        expect(delay).toBeLessThan(MCP_LIST_BUDGET_MS + 3_000);
         // Step 1 is offered the healthy server's tools, recorded as its `generate` input.
         expect(model.requests[0]!.toolNames).toContain(offeredToolName('ok', 'echo'));
         expect(model.requests[0]!.toolNames.some((name) => name.startsWith('h_'))).toBe(false);
@@ -291,6 +291,7 @@ describe('a hostile MCP server', () => {
         expect(events[failed]).toMatchObject({ server: 'h', reason: 'cancelled', late: true });
         expect(failed).toBeLessThan(events.findIndex((e) => e.type === 'finished'));
         expect(elapsed).toBeLessThan(MCP_LIST_BUDGET_MS + 15_000);
+        await recordHistory('mcp-list-budget-hung', env, run.id);
       });
     } finally {
       await mcp.disconnect();
