@@ -81,7 +81,8 @@ export class MCPConfiguration<K extends string = string> {
     this.listingLimits = options.listingLimits;
     if (options.listBudget !== undefined) {
       const ms = durationToMs(options.listBudget);
-      if (ms < 1) throw new Error(`MCPConfiguration listBudget must be at least 1 ms (got ${String(options.listBudget)})`);
+      if (ms < 1)
+        throw new Error(`MCPConfiguration listBudget must be at least 1 ms (got ${String(options.listBudget)})`);
       this.listBudgetMs = ms;
     }
     this.ownPool = options.pool === undefined;
