@@ -362,6 +362,52 @@ describe('a hostile MCP server', () => {
     }
   }, 90_000);
 
+  it('cancels a listing still late at continue-as-new after one more budget, so none runs across it', async () => {
+    // `slow` answers its listing after 60 s; the run continues as new after step 1 (an event budget of 1).
+    const mcp = new MCPConfiguration({
+      servers: { slow: stdioHostile(['slow'], { HOSTILE_DELAY_MS: '60000' }), ok: stdioHostile([]) },
+    });
+    const okEcho = offeredToolName('ok', 'echo');
+    const { model, agent } = hostileAgent(
+      'hostile-late-continued',
+      [{ toolCalls: [{ toolName: okEcho, input: { text: 'one' }, toolCallId: 'a' }] }, { text: 'done' }],
+      mcp,
+    );
+    try {
+      await withAgentWorker(env, [agent], async (h) => {
+        const run = await h.start('hostile-late-continued', 'go', { historyEventBudget: 1 });
+        expect((await run.result()).text).toBe('done');
+        const events = await eventsOf(run);
+        const cancelled = events.findIndex((e) => e.type === 'mcp-server-failed' && e.server === 'slow');
+        expect(events[cancelled]).toMatchObject({ reason: 'cancelled', late: true });
+        expect(cancelled).toBeLessThan(events.findIndex((e) => e.type === 'continued-as-new'));
+        // The first execution waited for its activities (the cancelled listing included) before it continued.
+        const firstRunId = (await run.handle.describe()).raw.workflowExecutionInfo?.firstRunId ?? undefined;
+        expect(firstRunId).toBeTruthy();
+        const first = await env.client.workflow.getHandle(run.id, firstRunId).fetchHistory();
+        const { unsettled, scheduled } = settledActivities(first);
+        expect(scheduled).toBeGreaterThan(0);
+        expect(unsettled).toEqual([]);
+        const timeOf = (type: string) => {
+          const found = (historyJson(first).events as Array<{ eventType: string; eventTime?: string }>).find(
+            (e) => e.eventType === type,
+          );
+          return Date.parse(found?.eventTime ?? '');
+        };
+        console.info(
+          `late listing cancelled ${timeOf('EVENT_TYPE_ACTIVITY_TASK_CANCELED') - timeOf('EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED')} ms ` +
+            `after the request; first execution took ${timeOf('EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW') - timeOf('EVENT_TYPE_WORKFLOW_EXECUTION_STARTED')} ms`,
+        );
+        const closing = historyJson(first).events.at(-1)?.eventType;
+        expect(closing).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW');
+        expect(model.requests[1]!.toolNames).toContain(okEcho);
+        expect(model.requests[1]!.toolNames.some((name) => name.startsWith('slow_'))).toBe(false);
+      });
+    } finally {
+      await mcp.disconnect();
+    }
+  }, 90_000);
+
   it('leaves no server process behind a shell wrapper, on close and when the worker exits at once', async () => {
     // Before: close signalled only the shell, and the real server (ignoring SIGTERM) lived on with ppid 1.
     const mcp = new MCPConfiguration({ servers: { h: wrappedHostile(['sticky']) } });
