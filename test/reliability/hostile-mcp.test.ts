@@ -362,6 +362,30 @@ describe('a hostile MCP server', () => {
     }
   }, 90_000);
 
+  it('cancels a late listing, and waits for it, when the run itself is cancelled', async () => {
+    const mcp = new MCPConfiguration({ servers: { h: stdioHostile(['hang-init']), ok: stdioHostile([]) } });
+    const { agent } = hostileAgent('hostile-late-cancelled', [{ text: 'never', delayMs: 60_000 }], mcp);
+    try {
+      await withAgentWorker(env, [agent], async (h) => {
+        const run = await h.start('hostile-late-cancelled', 'go');
+        await expect
+          .poll(async () => (await run.state()).mcpServers ?? [], { timeout: 15_000, interval: 200 })
+          .toContainEqual({ server: 'h', status: 'listing' });
+        await run.cancel();
+        await expect(run.result()).rejects.toThrow();
+        expect((await run.handle.describe()).status.name).toBe('CANCELLED');
+        expect(settledActivities(await run.handle.fetchHistory()).unsettled).toEqual([]);
+        const events = await eventsOf(run);
+        const failed = events.findIndex((e) => e.type === 'mcp-server-failed');
+        expect(events[failed]).toMatchObject({ server: 'h', reason: 'cancelled', late: true });
+        expect(events.at(-1)?.type).toBe('cancelled');
+        expect(failed).toBeLessThan(events.length - 1);
+      });
+    } finally {
+      await mcp.disconnect();
+    }
+  }, 90_000);
+
   it('cancels a listing still late at continue-as-new after one more budget, so none runs across it', async () => {
     // `slow` answers its listing after 60 s; the run continues as new after step 1 (an event budget of 1).
     const mcp = new MCPConfiguration({
