@@ -163,7 +163,11 @@ describe('a hostile MCP server', () => {
   it('lists 30,000 tools as 256 usable ones, a bounded summary of the rest, and one warning', async () => {
     // 30,000 entries in one page (about 6 MB, under the 8 MiB message bound). Before: every entry was kept and
     // named in `skipped`, the listing result passed Temporal's 2 MB payload limit and the server's tools were lost.
-    const mcp = new MCPConfiguration({ servers: { h: stdioHostile(['huge'], { HOSTILE_COUNT: '30000' }) } });
+    // A listing this large takes seconds on a busy machine: the budget is lifted, this test is about its bounds.
+    const mcp = new MCPConfiguration({
+      servers: { h: stdioHostile(['huge'], { HOSTILE_COUNT: '30000' }) },
+      listBudget: '2m',
+    });
     const { model, agent } = hostileAgent(
       'hostile-huge',
       [{ toolCalls: [{ toolName: 'h_t7', input: { x: 'hi' }, toolCallId: 't7' }] }, { text: 'done' }],
@@ -220,9 +224,9 @@ describe('a hostile MCP server', () => {
     // its first model call, because the pool's short back-off expired while each connect attempt waited. Since the
     // listing budget a run waits at most MCP_LIST_BUDGET_MS; the breaker makes the next run's listing fail at once.
     // Short connect timeouts, and a first run that lasts until its late listing has failed every attempt.
-    const runtime = new McpRuntime({ connectTimeoutMs: 1_500 });
+    const runtime = new McpRuntime({ connectTimeoutMs: 5_000 });
     const mcp = new MCPConfiguration({ servers: { h: stdioHostile(['hang-init']), ok: stdioHostile([]) } });
-    const { agent } = hostileAgent('hostile-hung', [{ text: 'done', delayMs: 9_000 }, { text: 'done' }], mcp);
+    const { agent } = hostileAgent('hostile-hung', [{ text: 'done', delayMs: 25_000 }, { text: 'done' }], mcp);
     try {
       await withAgentWorker(
         env,
@@ -240,7 +244,7 @@ describe('a hostile MCP server', () => {
           expect((await second.result()).text).toBe('done');
           // Before: three more 20 s connect timeouts (52 s measured); now the breaker refuses each attempt at once
           // (about 3 s with Temporal's retry intervals), so the first model call does not wait for the budget (the
-          // script holds every first model call 9 s, so the run's own duration says nothing).
+          // script holds every first model call 25 s, so the run's own duration says nothing).
           expect(firstGenerateDelayMs(await second.handle.fetchHistory())).toBeLessThan(MCP_LIST_BUDGET_MS);
           const failedInTime = (await eventsOf(second)).find((e) => e.type === 'mcp-server-failed');
           expect(failedInTime).toMatchObject({ server: 'h', message: expect.stringMatching(/circuit breaker/) });
@@ -299,7 +303,7 @@ describe('a hostile MCP server', () => {
   }, 90_000);
 
   it('offers a late server’s tools from the model call after its listing arrives', async () => {
-    // `slow` answers its listing after 8 s: over the 5 s budget. Step 1 (held 6 s by the model) runs without it;
+    // `slow` answers its listing after 8 s: over the 5 s budget. Step 1 (held 15 s by the model) runs without it;
     // its listing is recorded while step 1 runs, and step 2 is offered and calls its tool.
     const mcp = new MCPConfiguration({
       servers: { slow: stdioHostile(['slow'], { HOSTILE_DELAY_MS: '8000' }), ok: stdioHostile([]) },
@@ -309,7 +313,7 @@ describe('a hostile MCP server', () => {
     const { model, agent } = hostileAgent(
       'hostile-late',
       [
-        { delayMs: 6_000, toolCalls: [{ toolName: okEcho, input: { text: 'one' }, toolCallId: 'a' }] },
+        { delayMs: 15_000, toolCalls: [{ toolName: okEcho, input: { text: 'one' }, toolCallId: 'a' }] },
         { toolCalls: [{ toolName: slowEcho, input: { text: 'two' }, toolCallId: 'b' }] },
         { text: 'done' },
       ],
@@ -521,7 +525,9 @@ describe('a hostile MCP server', () => {
       `postgresql://app:${password}@db:5432/prod`,
       `https://hooks.example.com/services/${pathToken}`,
     ];
-    const mcp = new MCPConfiguration({ servers: { db: { ...server, args } } });
+    // Its three failing attempts (with Temporal's retry intervals) can outlast the listing budget, and a late
+    // listing still in flight when this one-step run ends is cancelled: lifted, so the last attempt's words arrive.
+    const mcp = new MCPConfiguration({ servers: { db: { ...server, args } }, listBudget: '2m' });
     const { agent } = hostileAgent('hostile-secret-args', [{ text: 'done' }], mcp);
     try {
       await withAgentWorker(env, [agent], async (h) => {
