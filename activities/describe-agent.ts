@@ -75,6 +75,7 @@ export function createDescribeAgent(deps: ActivityDependencies) {
             mcp: {
               servers: [...agent.mcp.serverNames],
               ...(agent.elicitationTimeoutMs !== undefined ? { elicitationTimeoutMs: agent.elicitationTimeoutMs } : {}),
+              ...(agent.mcp.listBudgetMs !== undefined ? { listBudgetMs: agent.mcp.listBudgetMs } : {}),
             },
           }
         : {}),

@@ -26,7 +26,7 @@ import { generateActivityOptions } from './activity-options.js';
 import { continueAsNewIfPossible, shouldContinueAsNew } from './continuation.js';
 import { recordFinalEvents } from './final-record.js';
 import { registerHandlers } from './handlers.js';
-import { listMcpServers } from './mcp.js';
+import { BudgetedMcpListings, listMcpServers } from './mcp.js';
 import { PATCHES } from './patches.js';
 import { AgentRunState } from './run-state.js';
 import { RunStream } from './run-stream.js';
@@ -68,10 +68,12 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
   if (input.continuation ? input.continuation.stream !== undefined : patched(PATCHES.runStream)) {
     state.attachStream(new RunStream(input.continuation?.stream, (progress) => state.showProgress(progress)));
   }
+  // The first execution's budgeted listings (`PATCHES.mcpListBudget`), while any is late.
+  let listings: BudgetedMcpListings | undefined;
   try {
     const { workflowId, runId } = workflowInfo();
     const run: RunRef = { workflowId, runId };
-    const description = input.continuation?.description ?? (await describe(state, input, run));
+    const description = input.continuation?.description ?? (await describe(state, input, run, (l) => (listings = l)));
     state.approvals.setEarlyDecisions(description.approval.earlyDecisions === true);
     const { generate } = proxyActivities<Activities>(generateActivityOptions(description));
     const maxSteps = input.maxSteps ?? description.maxSteps;
@@ -121,11 +123,16 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
       const stale = [...new Set([...(generated.staleMcpServers ?? []), ...settled.staleMcpServers])];
       if (stale.length > 0) await listMcpServers(state, description, run, stale);
       if (state.steps.length < maxSteps && shouldContinueAsNew(input)) {
+        // No listing may run across continue-as-new: a late one gets one more budget, then is cancelled.
+        await listings?.settleBeforeContinuing();
         await continueAsNewIfPossible(state, input, description);
       }
     }
+    await listings?.settle();
     return await finish(state, stopReason);
   } catch (err) {
+    // A failed or cancelled run leaves no listing running (nothing is scheduled when none is late).
+    if (!(err instanceof ContinueAsNew)) await listings?.settle();
     ended(state, err);
     throw err;
   }
@@ -133,15 +140,28 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
 
 /**
  * Records what the run needs to know about its agent (a local activity) and the run's first messages, then lists
- * the agent's MCP servers (an activity per server).
+ * the agent's MCP servers (an activity per server): since `PATCHES.mcpListBudget` within the listing budget, with
+ * late listings handed to `onLate` to settle; before, waiting for every server.
  */
-async function describe(state: AgentRunState, input: AgentRunInput, run: RunRef): Promise<AgentDescription> {
+async function describe(
+  state: AgentRunState,
+  input: AgentRunInput,
+  run: RunRef,
+  onLate: (listings: BudgetedMcpListings) => void,
+): Promise<AgentDescription> {
   state.events.emit({ type: 'run-started', agentName: input.agentName });
   const description = await describeAgent({ agentName: input.agentName, input: input.input, run: state.run });
   if (description.retrieverError) state.events.emit({ type: 'retriever-error', message: description.retrieverError });
   state.begin(description.systemPrompt, initialMessages(input.input));
   state.elicitationTimeoutMs ??= description.mcp?.elicitationTimeoutMs;
-  if (description.mcp?.servers.length) await listMcpServers(state, description, run, description.mcp.servers);
+  const servers = description.mcp?.servers ?? [];
+  if (servers.length > 0 && patched(PATCHES.mcpListBudget)) {
+    const listings = new BudgetedMcpListings(state, description, run);
+    onLate(listings);
+    await listings.list(servers);
+  } else if (servers.length > 0) {
+    await listMcpServers(state, description, run, servers);
+  }
   return description;
 }
 

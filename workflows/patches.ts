@@ -48,4 +48,12 @@ export const PATCHES = {
    * no such command in their history.
    */
   finalEventRecord: 'durable-agent.final-event-record',
+  /**
+   * v0.4.0, decided at a run's first listing of its MCP servers: the first model call waits for the listings at
+   * most the listing budget (`MCP_LIST_BUDGET_MS`, or the agent's `listBudget`), and a server still listing then
+   * is recorded when it answers, offered from the next model call on (`BudgetedMcpListings` in workflows/mcp.ts).
+   * Late listings still in flight are cancelled, and awaited, before the run ends and (after one more budget)
+   * before it continues as new. Runs started before wait for every server, as v0.3.0 did.
+   */
+  mcpListBudget: 'durable-agent.mcp-list-budget',
 } as const;

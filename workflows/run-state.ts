@@ -69,6 +69,8 @@ export class AgentRunState {
   private readonly mcpListingVersions = new Map<string, McpListingRecord>();
   /** Servers whose listing failed in this execution (state only: nothing is recorded from it). */
   private readonly mcpFailures = new Map<string, McpServerStatus>();
+  /** Servers still listing after the listing budget (state only). */
+  private readonly mcpLate = new Set<string>();
 
   /**
    * `bound`: the run follows v0.2.0's rules for what clients send (`PATCHES.boundedClientInput`): decisions bound to
@@ -105,19 +107,37 @@ export class AgentRunState {
     this.events.onEmit((event) => stream.publishEvent(event));
   }
 
-  /** Records what `mcpListTools` found for a server (its tools from now on, or that it failed). */
-  recordListing(result: McpListToolsResult): void {
+  /**
+   * Records what `mcpListTools` found for a server (its tools from now on, or that it failed). `late`: it arrived
+   * after the listing budget, once the run had gone on without it (`PATCHES.mcpListBudget`).
+   */
+  recordListing(result: McpListToolsResult, late = false): void {
+    const flag = late ? { late: true as const } : {};
     if (result.kind === 'failed') {
       const { server, reason, message } = result;
+      this.mcpLate.delete(server);
       this.mcpFailures.set(server, { server, status: 'failed', reason, message });
-      this.events.emit({ type: 'mcp-server-failed', server, reason, message });
+      this.events.emit({ type: 'mcp-server-failed', server, reason, message, ...flag });
       return;
     }
+    this.mcpLate.delete(result.listing.server);
     this.mcpFailures.delete(result.listing.server);
     const { server, version, tools, skipped } = result.listing;
     this.keepListing(result.listing);
-    this.events.emit({ type: 'mcp-tools-listed', server, version, tools: tools.length, skipped: skipped.length });
+    this.events.emit({
+      type: 'mcp-tools-listed',
+      server,
+      version,
+      tools: tools.length,
+      skipped: skipped.length,
+      ...flag,
+    });
     this.reportCollisions();
+  }
+
+  /** A server still listing after the listing budget: the state query shows it as `listing` until it answers. */
+  listingLate(server: string): void {
+    this.mcpLate.add(server);
   }
 
   /**
@@ -184,6 +204,7 @@ export class AgentRunState {
           }),
         ),
         ...this.mcpFailures.values(),
+        ...[...this.mcpLate].map((server): McpServerStatus => ({ server, status: 'listing' })),
       ],
     };
   }

@@ -126,12 +126,13 @@ export function createEventFormatter(options: FormatOptions = {}): EventFormatte
       case 'mcp-tools-listed': {
         const skipped = event.skipped > 0 ? style.yellow(`, ${event.skipped} skipped (see the worker's log)`) : '';
         const tools = `${event.tools} tool${event.tools === 1 ? '' : 's'}`;
-        return style.dim(`MCP server ${terminalSafeLine(event.server)}: ${tools}`) + skipped;
+        const late = event.late ? style.yellow(' (late: offered from the next model call)') : '';
+        return style.dim(`MCP server ${terminalSafeLine(event.server)}: ${tools}`) + late + skipped;
       }
       case 'mcp-server-failed':
         return style.yellow(
-          `MCP server ${terminalSafeLine(event.server)} failed (${terminalSafeLine(event.reason)}): ${event.message} · ` +
-            'the run goes on without its tools',
+          `MCP server ${terminalSafeLine(event.server)} failed${event.late ? ' late' : ''} ` +
+            `(${terminalSafeLine(event.reason)}): ${event.message} · the run goes on without its tools`,
         );
       case 'mcp-tools-collided': {
         const list = event.collisions.map(

@@ -1,3 +1,4 @@
+import { durationToMs } from '../agent/duration.js';
 import { getGlobalLogger } from '../logger.js';
 import type { AnyTool } from '../tool/tool.js';
 import type { MCPAuthorizationConfig } from './authorization.js';
@@ -27,6 +28,12 @@ export interface MCPConfigurationOptions<K extends string = string> {
   poolOptions?: McpConnectionPoolOptions;
   /** Bounds on listings. */
   listingLimits?: Partial<McpListingLimits>;
+  /**
+   * How long a durable run's first model call waits for the servers' listings: ms, or a duration such as `'10s'`
+   * (default 5 s, `MCP_LIST_BUDGET_MS`). A server still listing then is late: the run goes on without its tools
+   * and offers them from the next model call after its listing arrives.
+   */
+  listBudget?: string | number;
 }
 
 /** A server that could not be listed, as plain JSON (no secrets): for logs and run events. */
@@ -57,6 +64,8 @@ export class MCPConfiguration<K extends string = string> {
   private readonly servers: Record<K, MCPServerConfig>;
   private readonly authorization?: MCPAuthorizationConfig;
   private readonly listingLimits?: Partial<McpListingLimits>;
+  /** `listBudget` in ms, when set. */
+  readonly listBudgetMs?: number;
   private readonly ownPool: boolean;
   private pool: McpConnectionPool;
   private readonly poolOptions?: McpConnectionPoolOptions;
@@ -70,6 +79,12 @@ export class MCPConfiguration<K extends string = string> {
     this.servers = { ...options.servers };
     this.authorization = options.authorization;
     this.listingLimits = options.listingLimits;
+    if (options.listBudget !== undefined) {
+      const ms = durationToMs(options.listBudget);
+      if (ms < 1)
+        throw new Error(`MCPConfiguration listBudget must be at least 1 ms (got ${String(options.listBudget)})`);
+      this.listBudgetMs = ms;
+    }
     this.ownPool = options.pool === undefined;
     this.poolOptions = options.poolOptions;
     this.pool = options.pool ?? new McpConnectionPool(options.poolOptions);

@@ -13,6 +13,13 @@ export const DEFAULT_TOOL_CONCURRENCY = 32;
 /** Attempts of `mcpListTools` before a server is reported as failed and the run goes on without it. */
 export const MCP_LIST_ATTEMPTS = 3;
 
+/**
+ * How long a run's first model call waits for its MCP servers' listings (ms), unless the agent's MCPConfiguration
+ * sets `listBudget`. A server still listing then is late: the run goes on without it and offers its tools from the
+ * next model call after its listing arrives (docs/mcp.md, docs/limits.md).
+ */
+export const MCP_LIST_BUDGET_MS = 5_000;
+
 /** How often a tool call may be re-issued after waiting for an MCP elicitation answer before it gives up. */
 export const MAX_ELICITATION_REISSUES = 16;
 

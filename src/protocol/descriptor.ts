@@ -88,7 +88,12 @@ export interface AgentDescription {
   /** A retriever failure while building the system prompt; the run goes on without the context. */
   retrieverError?: string;
   /** The agent's MCP servers (listed once per run by `mcpListTools`), and how long a question waits for a person. */
-  mcp?: { servers: string[]; elicitationTimeoutMs?: number };
+  mcp?: {
+    servers: string[];
+    elicitationTimeoutMs?: number;
+    /** How long the first model call waits for the listings (ms; `MCP_LIST_BUDGET_MS` when absent). */
+    listBudgetMs?: number;
+  };
   /** The run's tool routing when the agent or the run configures it (version 2; absent: no routing). */
   routing?: ToolRoutingDescription;
   /**

@@ -54,9 +54,16 @@ export type RunEventBody =
   | { type: 'approval-refused'; toolCallId: string; toolName: string; approver?: string; reason: string }
   | { type: 'tool-result-requested'; step: number; toolCallId: string; toolName: string; args: JsonValue }
   | { type: 'step-finished'; step: number; finishReason: string; usage: Usage }
-  | { type: 'mcp-tools-listed'; server: string; version: string; tools: number; skipped: number }
-  /** An MCP server could not be listed: the run goes on without its tools. */
-  | { type: 'mcp-server-failed'; server: string; reason: string; message: string }
+  /**
+   * A server's tools, offered from the next model call on. `late`: the listing arrived after the run's first model
+   * call had gone ahead without it (over the listing budget, docs/mcp.md).
+   */
+  | { type: 'mcp-tools-listed'; server: string; version: string; tools: number; skipped: number; late?: true }
+  /**
+   * An MCP server could not be listed: the run goes on without its tools. `late`: it failed after the listing
+   * budget (reason `cancelled`: the run finished or continued as new while it was still listing).
+   */
+  | { type: 'mcp-server-failed'; server: string; reason: string; message: string; late?: true }
   /**
    * MCP tools of different servers would be offered under one name (`docs`/`admin_delete_all` and
    * `docs_admin`/`delete_all`): all of them are left out. At most 20 collisions per event; `more` counts the rest.

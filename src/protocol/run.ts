@@ -159,7 +159,9 @@ export type RunStatus = 'running' | 'waiting' | 'completed' | 'failed' | 'cancel
  */
 export type McpServerStatus =
   | { server: string; status: 'listed'; tools: number; skipped: number }
-  | { server: string; status: 'failed'; reason: string; message: string };
+  | { server: string; status: 'failed'; reason: string; message: string }
+  /** Still listing after the listing budget: the run went on without it (its tools come when it answers). */
+  | { server: string; status: 'listing' };
 
 /** Answer of the state query. */
 export interface RunState {

@@ -9,13 +9,16 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { MCPConfiguration } from '../../src/mcp/configuration.js';
+import { McpRuntime } from '../../src/worker/runtime/mcp-runtime.js';
 import { offeredToolName } from '../../src/mcp/offered-name.js';
 import { signClaims, verifySignedClaims } from '../../src/mcp/signed-claims.js';
 import { getGlobalLogger, setGlobalLogger } from '../../src/logger.js';
 import { ScriptedLanguageModel, type ScriptedStep } from '../../src/models/scripted-model.js';
-import type { RunEvent } from '../../src/protocol/index.js';
+import { MCP_LIST_BUDGET_MS, type RunEvent } from '../../src/protocol/index.js';
 import { stdioHostile, stopAll, wrappedHostile } from '../fixtures/mcp/servers.js';
-import { toolResultsSeen, withAgentWorker } from '../support/agent-harness.js';
+import { recordHistory, toolResultsSeen, withAgentWorker } from '../support/agent-harness.js';
+import { historyJson, recordedActivities } from '../support/activity-history.js';
+import type { History } from '../support/history.js';
 import { scanRunForSecrets } from '../support/secret-scan.js';
 import { createTestEnv } from '../support/temporal.js';
 import { captureLogs, messagesAt } from '../unit/support/log-capture.js';
@@ -49,6 +52,43 @@ async function eventsOf(run: { events: () => AsyncGenerator<RunEvent> }): Promis
   const events: RunEvent[] = [];
   for await (const event of run.events()) events.push(event);
   return events;
+}
+
+/** Milliseconds from the run's start to the first `generate` activity's scheduling, as its history recorded them. */
+function firstGenerateDelayMs(history: History): number {
+  const events = historyJson(history).events as Array<{
+    eventTime?: string;
+    eventType: string;
+    activityTaskScheduledEventAttributes?: { activityType?: { name?: string } };
+  }>;
+  const started = events.find((e) => e.eventType === 'EVENT_TYPE_WORKFLOW_EXECUTION_STARTED');
+  const generate = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'generate');
+  if (!started?.eventTime || !generate?.eventTime) throw new Error('no start or no generate in the history');
+  return Date.parse(generate.eventTime) - Date.parse(started.eventTime);
+}
+
+/** Every activity the history scheduled ended (completed, failed, timed out or cancelled) before the run closed. */
+function settledActivities(history: History): { scheduled: number; unsettled: string[] } {
+  const events = historyJson(history).events as unknown as Array<Record<string, unknown>>;
+  const open = new Map<string, string>();
+  for (const event of events) {
+    const id = String(event.eventId);
+    const scheduled = event.activityTaskScheduledEventAttributes as { activityType?: { name?: string } } | undefined;
+    if (scheduled) open.set(id, scheduled.activityType?.name ?? '');
+    for (const key of [
+      'activityTaskCompletedEventAttributes',
+      'activityTaskFailedEventAttributes',
+      'activityTaskTimedOutEventAttributes',
+      'activityTaskCanceledEventAttributes',
+    ]) {
+      const done = event[key] as { scheduledEventId?: string } | undefined;
+      if (done) open.delete(String(done.scheduledEventId));
+    }
+  }
+  return {
+    scheduled: events.filter((e) => e.activityTaskScheduledEventAttributes).length,
+    unsettled: [...open.values()],
+  };
 }
 
 describe('a hostile MCP server', () => {
@@ -123,7 +163,11 @@ describe('a hostile MCP server', () => {
   it('lists 30,000 tools as 256 usable ones, a bounded summary of the rest, and one warning', async () => {
     // 30,000 entries in one page (about 6 MB, under the 8 MiB message bound). Before: every entry was kept and
     // named in `skipped`, the listing result passed Temporal's 2 MB payload limit and the server's tools were lost.
-    const mcp = new MCPConfiguration({ servers: { h: stdioHostile(['huge'], { HOSTILE_COUNT: '30000' }) } });
+    // A listing this large takes seconds on a busy machine: the budget is lifted, this test is about its bounds.
+    const mcp = new MCPConfiguration({
+      servers: { h: stdioHostile(['huge'], { HOSTILE_COUNT: '30000' }) },
+      listBudget: '2m',
+    });
     const { model, agent } = hostileAgent(
       'hostile-huge',
       [{ toolCalls: [{ toolName: 'h_t7', input: { x: 'hi' }, toolCallId: 't7' }] }, { text: 'done' }],
@@ -177,32 +221,220 @@ describe('a hostile MCP server', () => {
 
   it('remembers a hung server across runs (circuit breaker, shown in state()), so it stops taxing every run', async () => {
     // A server that never answers `initialize`. Before: every run paid MCP_LIST_ATTEMPTS connect timeouts before
-    // its first model call, because the pool's short back-off expired while each connect attempt waited.
+    // its first model call, because the pool's short back-off expired while each connect attempt waited. Since the
+    // listing budget a run waits at most MCP_LIST_BUDGET_MS; the breaker makes the next run's listing fail at once.
+    // Short connect timeouts, and a first run that lasts until its late listing has failed every attempt.
+    const runtime = new McpRuntime({ connectTimeoutMs: 5_000 });
     const mcp = new MCPConfiguration({ servers: { h: stdioHostile(['hang-init']), ok: stdioHostile([]) } });
-    const { agent } = hostileAgent('hostile-hung', [{ text: 'done' }, { text: 'done' }], mcp);
+    const { agent } = hostileAgent('hostile-hung', [{ text: 'done', delayMs: 25_000 }, { text: 'done' }], mcp);
+    try {
+      await withAgentWorker(
+        env,
+        [agent],
+        async (h) => {
+          const first = await h.start('hostile-hung', 'go');
+          expect((await first.result()).text).toBe('done');
+          const failedLate = (await eventsOf(first)).find((e) => e.type === 'mcp-server-failed');
+          expect(failedLate).toMatchObject({
+            server: 'h',
+            late: true,
+            message: expect.stringMatching(/circuit breaker/),
+          });
+          const second = await h.start('hostile-hung', 'go');
+          expect((await second.result()).text).toBe('done');
+          // Before: three more 20 s connect timeouts (52 s measured); now the breaker refuses each attempt at once
+          // (about 3 s with Temporal's retry intervals), so the first model call does not wait for the budget (the
+          // script holds every first model call 25 s, so the run's own duration says nothing).
+          expect(firstGenerateDelayMs(await second.handle.fetchHistory())).toBeLessThan(MCP_LIST_BUDGET_MS);
+          const failedInTime = (await eventsOf(second)).find((e) => e.type === 'mcp-server-failed');
+          expect(failedInTime).toMatchObject({ server: 'h', message: expect.stringMatching(/circuit breaker/) });
+          expect(failedInTime).not.toHaveProperty('late');
+          const servers = (await second.state()).mcpServers ?? [];
+          expect(servers).toContainEqual({ server: 'ok', status: 'listed', tools: 1, skipped: 0 });
+          expect(servers).toContainEqual(
+            expect.objectContaining({
+              server: 'h',
+              status: 'failed',
+              message: expect.stringMatching(/circuit breaker/),
+            }),
+          );
+        },
+        { mcp: runtime },
+      );
+    } finally {
+      await runtime.close();
+      await mcp.disconnect();
+    }
+  }, 120_000);
+
+  it('never holds the first model call past the listing budget for a hung server, and leaves no listing running', async () => {
+    // Before: the first `generate` waited for every server's `mcpListTools` (three 20 s connect timeouts of `h`).
+    const mcp = new MCPConfiguration({ servers: { h: stdioHostile(['hang-init']), ok: stdioHostile([]) } });
+    const { model, agent } = hostileAgent('hostile-budget', [{ text: 'done' }], mcp);
     try {
       await withAgentWorker(env, [agent], async (h) => {
-        const first = await h.start('hostile-hung', 'go');
-        expect((await first.result()).text).toBe('done');
         const started = Date.now();
-        const second = await h.start('hostile-hung', 'go');
-        expect((await second.result()).text).toBe('done');
-        // Before: three more 20 s connect timeouts (52 s measured); now the breaker refuses at once.
-        expect(Date.now() - started).toBeLessThan(9_000);
-        const servers = (await second.state()).mcpServers ?? [];
-        expect(servers).toContainEqual({ server: 'ok', status: 'listed', tools: 1, skipped: 0 });
-        expect(servers).toContainEqual(
-          expect.objectContaining({
-            server: 'h',
-            status: 'failed',
-            message: expect.stringMatching(/circuit breaker/),
-          }),
-        );
+        const run = await h.start('hostile-budget', 'go');
+        expect((await run.result()).text).toBe('done');
+        const elapsed = Date.now() - started;
+        const history = await run.handle.fetchHistory();
+        const delay = firstGenerateDelayMs(history);
+        console.info(`first generate scheduled ${delay} ms after the run started; run took ${elapsed} ms`);
+        // The budget is a timer: the model call waited for it, and not much longer.
+        expect(delay).toBeGreaterThanOrEqual(MCP_LIST_BUDGET_MS - 100);
+        expect(delay).toBeLessThan(MCP_LIST_BUDGET_MS + 3_000);
+        // Step 1 is offered the healthy server's tools, recorded as its `generate` input.
+        expect(model.requests[0]!.toolNames).toContain(offeredToolName('ok', 'echo'));
+        expect(model.requests[0]!.toolNames.some((name) => name.startsWith('h_'))).toBe(false);
+        const generate = recordedActivities(history).find((a) => a.type === 'generate');
+        expect((generate?.input as { mcp?: Array<{ server: string }> }).mcp?.map((ref) => ref.server)).toEqual(['ok']);
+        // The hung listing was cancelled before the run ended and its activity acknowledged it: nothing dangles.
+        expect(settledActivities(history).unsettled).toEqual([]);
+        const events = await eventsOf(run);
+        const failed = events.findIndex((e) => e.type === 'mcp-server-failed');
+        expect(events[failed]).toMatchObject({ server: 'h', reason: 'cancelled', late: true });
+        expect(failed).toBeLessThan(events.findIndex((e) => e.type === 'finished'));
+        expect(elapsed).toBeLessThan(MCP_LIST_BUDGET_MS + 15_000);
+        await recordHistory('mcp-list-budget-hung', env, run.id);
       });
     } finally {
       await mcp.disconnect();
     }
-  }, 120_000);
+  }, 90_000);
+
+  it('offers a late server’s tools from the model call after its listing arrives', async () => {
+    // `slow` answers its listing after 8 s: over the 5 s budget. Step 1 (held 15 s by the model) runs without it;
+    // its listing is recorded while step 1 runs, and step 2 is offered and calls its tool.
+    const mcp = new MCPConfiguration({
+      servers: { slow: stdioHostile(['slow'], { HOSTILE_DELAY_MS: '8000' }), ok: stdioHostile([]) },
+    });
+    const okEcho = offeredToolName('ok', 'echo');
+    const slowEcho = offeredToolName('slow', 'echo');
+    const { model, agent } = hostileAgent(
+      'hostile-late',
+      [
+        { delayMs: 15_000, toolCalls: [{ toolName: okEcho, input: { text: 'one' }, toolCallId: 'a' }] },
+        { toolCalls: [{ toolName: slowEcho, input: { text: 'two' }, toolCallId: 'b' }] },
+        { text: 'done' },
+      ],
+      mcp,
+    );
+    try {
+      await withAgentWorker(env, [agent], async (h) => {
+        const run = await h.start('hostile-late', 'go');
+        // Once the budget is spent (the healthy server is recorded), the state says the slow one is still listing.
+        let seen: Awaited<ReturnType<typeof run.state>> | undefined;
+        await expect
+          .poll(
+            async () => {
+              seen = await run.state();
+              return seen.mcpServers?.some((s) => s.server === 'ok') ?? false;
+            },
+            { timeout: 15_000, interval: 200 },
+          )
+          .toBe(true);
+        expect(seen?.step).toBe(0);
+        expect(seen?.mcpServers).toContainEqual({ server: 'slow', status: 'listing' });
+        expect((await run.result()).text).toBe('done');
+        expect(model.requests[0]!.toolNames).toContain(okEcho);
+        expect(model.requests[0]!.toolNames).not.toContain(slowEcho);
+        expect(model.requests[1]!.toolNames).toContain(slowEcho);
+        expect(JSON.stringify(toolResultsSeen(model.requests[2]).get('b'))).toContain('echo: {\\"text\\":\\"two\\"}');
+        const events = await eventsOf(run);
+        const late = events.findIndex((e) => e.type === 'mcp-tools-listed' && e.server === 'slow');
+        expect(events[late]).toMatchObject({ late: true, tools: 1 });
+        const stepStarted = (step: number) => events.findIndex((e) => e.type === 'step-started' && e.step === step);
+        expect(late).toBeGreaterThan(stepStarted(1));
+        expect(late).toBeLessThan(stepStarted(2));
+        const history = await run.handle.fetchHistory();
+        const inputs = recordedActivities(history).filter((a) => a.type === 'generate');
+        const servers = (i: number) =>
+          (inputs[i]?.input as { mcp?: Array<{ server: string }> }).mcp?.map((r) => r.server);
+        expect(servers(0)).toEqual(['ok']);
+        expect(servers(1)?.sort()).toEqual(['ok', 'slow']);
+        expect(settledActivities(history).unsettled).toEqual([]);
+        expect((await run.state()).mcpServers).toContainEqual({
+          server: 'slow',
+          status: 'listed',
+          tools: 1,
+          skipped: 0,
+        });
+        await recordHistory('mcp-list-budget-late', env, run.id);
+      });
+    } finally {
+      await mcp.disconnect();
+    }
+  }, 90_000);
+
+  it('cancels a late listing, and waits for it, when the run itself is cancelled', async () => {
+    const mcp = new MCPConfiguration({ servers: { h: stdioHostile(['hang-init']), ok: stdioHostile([]) } });
+    const { agent } = hostileAgent('hostile-late-cancelled', [{ text: 'never', delayMs: 60_000 }], mcp);
+    try {
+      await withAgentWorker(env, [agent], async (h) => {
+        const run = await h.start('hostile-late-cancelled', 'go');
+        await expect
+          .poll(async () => (await run.state()).mcpServers ?? [], { timeout: 15_000, interval: 200 })
+          .toContainEqual({ server: 'h', status: 'listing' });
+        await run.cancel();
+        await expect(run.result()).rejects.toThrow();
+        expect((await run.handle.describe()).status.name).toBe('CANCELLED');
+        expect(settledActivities(await run.handle.fetchHistory()).unsettled).toEqual([]);
+        const events = await eventsOf(run);
+        const failed = events.findIndex((e) => e.type === 'mcp-server-failed');
+        expect(events[failed]).toMatchObject({ server: 'h', reason: 'cancelled', late: true });
+        expect(events.at(-1)?.type).toBe('cancelled');
+        expect(failed).toBeLessThan(events.length - 1);
+      });
+    } finally {
+      await mcp.disconnect();
+    }
+  }, 90_000);
+
+  it('cancels a listing still late at continue-as-new after one more budget, so none runs across it', async () => {
+    // `slow` answers its listing after 60 s; the run continues as new after step 1 (an event budget of 1).
+    const mcp = new MCPConfiguration({
+      servers: { slow: stdioHostile(['slow'], { HOSTILE_DELAY_MS: '60000' }), ok: stdioHostile([]) },
+    });
+    const okEcho = offeredToolName('ok', 'echo');
+    const { model, agent } = hostileAgent(
+      'hostile-late-continued',
+      [{ toolCalls: [{ toolName: okEcho, input: { text: 'one' }, toolCallId: 'a' }] }, { text: 'done' }],
+      mcp,
+    );
+    try {
+      await withAgentWorker(env, [agent], async (h) => {
+        const run = await h.start('hostile-late-continued', 'go', { historyEventBudget: 1 });
+        expect((await run.result()).text).toBe('done');
+        const events = await eventsOf(run);
+        const cancelled = events.findIndex((e) => e.type === 'mcp-server-failed' && e.server === 'slow');
+        expect(events[cancelled]).toMatchObject({ reason: 'cancelled', late: true });
+        expect(cancelled).toBeLessThan(events.findIndex((e) => e.type === 'continued-as-new'));
+        // The first execution waited for its activities (the cancelled listing included) before it continued.
+        const firstRunId = (await run.handle.describe()).raw.workflowExecutionInfo?.firstRunId ?? undefined;
+        expect(firstRunId).toBeTruthy();
+        const first = await env.client.workflow.getHandle(run.id, firstRunId).fetchHistory();
+        const { unsettled, scheduled } = settledActivities(first);
+        expect(scheduled).toBeGreaterThan(0);
+        expect(unsettled).toEqual([]);
+        const timeOf = (type: string) => {
+          const found = (historyJson(first).events as Array<{ eventType: string; eventTime?: string }>).find(
+            (e) => e.eventType === type,
+          );
+          return Date.parse(found?.eventTime ?? '');
+        };
+        console.info(
+          `late listing cancelled ${timeOf('EVENT_TYPE_ACTIVITY_TASK_CANCELED') - timeOf('EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED')} ms ` +
+            `after the request; first execution took ${timeOf('EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW') - timeOf('EVENT_TYPE_WORKFLOW_EXECUTION_STARTED')} ms`,
+        );
+        const closing = historyJson(first).events.at(-1)?.eventType;
+        expect(closing).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW');
+        expect(model.requests[1]!.toolNames).toContain(okEcho);
+        expect(model.requests[1]!.toolNames.some((name) => name.startsWith('slow_'))).toBe(false);
+      });
+    } finally {
+      await mcp.disconnect();
+    }
+  }, 90_000);
 
   it('leaves no server process behind a shell wrapper, on close and when the worker exits at once', async () => {
     // Before: close signalled only the shell, and the real server (ignoring SIGTERM) lived on with ppid 1.
@@ -293,7 +525,9 @@ describe('a hostile MCP server', () => {
       `postgresql://app:${password}@db:5432/prod`,
       `https://hooks.example.com/services/${pathToken}`,
     ];
-    const mcp = new MCPConfiguration({ servers: { db: { ...server, args } } });
+    // Its three failing attempts (with Temporal's retry intervals) can outlast the listing budget, and a late
+    // listing still in flight when this one-step run ends is cancelled: lifted, so the last attempt's words arrive.
+    const mcp = new MCPConfiguration({ servers: { db: { ...server, args } }, listBudget: '2m' });
     const { agent } = hostileAgent('hostile-secret-args', [{ text: 'done' }], mcp);
     try {
       await withAgentWorker(env, [agent], async (h) => {

@@ -57,6 +57,20 @@ describe('createEventFormatter', () => {
     ]);
   });
 
+  it('says when an MCP server answered after the listing budget', () => {
+    expect(
+      formatAll([
+        { type: 'mcp-tools-listed', server: 'ok', version: 'v1', tools: 1, skipped: 0 },
+        { type: 'mcp-tools-listed', server: 'slow', version: 'v2', tools: 2, skipped: 0, late: true },
+        { type: 'mcp-server-failed', server: 'hung', reason: 'cancelled', message: 'still listing', late: true },
+      ]).map(stripStyle),
+    ).toEqual([
+      'MCP server ok: 1 tool',
+      'MCP server slow: 2 tools (late: offered from the next model call)',
+      'MCP server hung failed late (cancelled): still listing · the run goes on without its tools',
+    ]);
+  });
+
   it('numbers events by their sequence number and can prefix the time of day', () => {
     seq = 6;
     expect(createEventFormatter()(ev({ type: 'step-started', step: 2 }))).toBe('#7   step 2');

@@ -271,6 +271,14 @@ describe('configuration validation', () => {
     );
   });
 
+  it('takes the listing budget as ms or a duration, and refuses a budget under 1 ms', () => {
+    expect(new MCPConfiguration({ servers: {} }).listBudgetMs).toBeUndefined();
+    expect(new MCPConfiguration({ servers: {}, listBudget: '10s' }).listBudgetMs).toBe(10_000);
+    expect(new MCPConfiguration({ servers: {}, listBudget: 250 }).listBudgetMs).toBe(250);
+    expect(() => new MCPConfiguration({ servers: {}, listBudget: 0 })).toThrow(/listBudget must be at least 1 ms/);
+    expect(() => new MCPConfiguration({ servers: {}, listBudget: 'soon' })).toThrow(/Invalid duration: 'soon'/);
+  });
+
   it('an unknown server name is a classified configuration error', async () => {
     const mcp = new MCPConfiguration<string>({ servers: {} });
     await expect(mcp.listServerTools('nope')).rejects.toMatchObject({ reason: 'configuration' });

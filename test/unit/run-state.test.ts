@@ -153,6 +153,29 @@ describe('AgentRunState', () => {
     expect(state.run).toEqual({ userId: 'u1', context: { team: 'x' } });
   });
 
+  it('shows a late MCP server as listing until its listing arrives, then flags its event as late', () => {
+    const state = new AgentRunState({ agentName: 'a', input: 'hi' });
+    const listing = { server: 'slow', version: 'v1', tools: [], skipped: [] };
+    state.listingLate('slow');
+    expect(state.snapshot().mcpServers).toEqual([{ server: 'slow', status: 'listing' }]);
+    expect(state.listingRefs()).toEqual([]);
+    state.recordListing({ version: 1, kind: 'listed', listing }, true);
+    expect(state.snapshot().mcpServers).toEqual([{ server: 'slow', status: 'listed', tools: 0, skipped: 0 }]);
+    expect(state.listingRefs()).toEqual([{ server: 'slow', version: 'v1' }]);
+    expect(state.events.all().at(-1)).toMatchObject({ type: 'mcp-tools-listed', server: 'slow', late: true });
+    state.listingLate('hung');
+    state.recordListing({ version: 1, kind: 'failed', server: 'hung', reason: 'cancelled', message: 'm' }, true);
+    expect(state.snapshot().mcpServers).toContainEqual({
+      server: 'hung',
+      status: 'failed',
+      reason: 'cancelled',
+      message: 'm',
+    });
+    expect(state.events.all().at(-1)).toMatchObject({ type: 'mcp-server-failed', server: 'hung', late: true });
+    state.recordListing({ version: 1, kind: 'listed', listing: { ...listing, server: 'fast' } });
+    expect(state.events.all().at(-1)).not.toHaveProperty('late');
+  });
+
   it('shows progress only for running tools and only when newer', () => {
     const state = new AgentRunState({ agentName: 'a', input: 'hi' });
     state.recordProgress({ toolCallId: 'c1', seq: 1, value: 'early' });
