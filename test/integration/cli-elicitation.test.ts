@@ -16,7 +16,7 @@ import { cli, cliEnv, eventLines, shell, terminal } from '../support/cli-harness
 import { createTestEnv, uniqueTaskQueue } from '../support/temporal.js';
 
 let env: TestWorkflowEnvironment;
-const mcp = new MCPConfiguration({ servers: { local: stdioFixture() } });
+const mcp = new MCPConfiguration({ listBudget: '2m', servers: { local: stdioFixture() } });
 beforeAll(async () => {
   env = await createTestEnv();
 });

@@ -23,8 +23,8 @@ let unfiltered: MCPConfiguration<'srv'>;
 
 beforeAll(() => {
   const servers = { srv: stdioFixture() };
-  filtered = new MCPConfiguration({ servers, authorization: { can, filterOnDiscovery: true } });
-  unfiltered = new MCPConfiguration({ servers, authorization: { can } });
+  filtered = new MCPConfiguration({ listBudget: '2m', servers, authorization: { can, filterOnDiscovery: true } });
+  unfiltered = new MCPConfiguration({ listBudget: '2m', servers, authorization: { can } });
 });
 
 afterAll(async () => {
@@ -107,6 +107,7 @@ describe('MCP authorization', () => {
       toolName: 'add',
     });
     const open = new MCPConfiguration({
+      listBudget: '2m',
       servers: { srv: stdioFixture() },
       authorization: { can, checkOnExecution: false },
     });
@@ -122,6 +123,7 @@ describe('MCP authorization', () => {
 
   it('a can() that throws refuses (fail closed)', async () => {
     const broken = new MCPConfiguration({
+      listBudget: '2m',
       servers: { srv: stdioFixture() },
       authorization: {
         can: () => {

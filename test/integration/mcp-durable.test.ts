@@ -45,6 +45,7 @@ function mcpAgent(name: string, steps: ScriptedStep[] | ScriptedLanguageModel, m
 describe('MCP in durable runs', () => {
   it('lists each server once per run, runs MCP tools as activities, and reports isError and dead servers', async () => {
     const mcp = new MCPConfiguration({
+      listBudget: '2m',
       servers: {
         local: stdioFixture(),
         remote: { type: 'streamable-http', url: `${http.origin}/mcp` },
@@ -95,7 +96,7 @@ describe('MCP in durable runs', () => {
   });
 
   it('puts an elicitation to the run: answered in time, the same call continues', async () => {
-    const mcp = new MCPConfiguration({ servers: { local: stdioFixture() } });
+    const mcp = new MCPConfiguration({ listBudget: '2m', servers: { local: stdioFixture() } });
     const { agent } = mcpAgent(
       'mcp-ask',
       [
@@ -132,7 +133,7 @@ describe('MCP in durable runs', () => {
   });
 
   it('lets the run wait when nobody answers while the call is held, then re-issues the call with the answer', async () => {
-    const mcp = new MCPConfiguration({ servers: { local: stdioFixture() } });
+    const mcp = new MCPConfiguration({ listBudget: '2m', servers: { local: stdioFixture() } });
     const { agent } = mcpAgent(
       'mcp-later',
       [
@@ -177,6 +178,7 @@ describe('MCP in durable runs', () => {
   it("answers server-everything's elicitation through the run and shows its long-running progress (stdio and HTTP)", async () => {
     const everything = await startEverythingHttp();
     const mcp = new MCPConfiguration({
+      listBudget: '2m',
       servers: { stdio: stdioEverything(), web: { type: 'streamable-http', url: `${everything.origin}/mcp` } },
     });
     const { agent } = mcpAgent(
@@ -216,7 +218,7 @@ describe('MCP in durable runs', () => {
   });
 
   it('answers cancel to the server when nobody answers within the elicitation timeout', async () => {
-    const mcp = new MCPConfiguration({ servers: { local: stdioFixture() } });
+    const mcp = new MCPConfiguration({ listBudget: '2m', servers: { local: stdioFixture() } });
     const { agent } = mcpAgent(
       'mcp-timeout',
       [
@@ -247,7 +249,7 @@ describe('MCP in durable runs', () => {
   });
 
   it('gives the model a clear error when the server dies mid-call; the run goes on with a fresh connection', async () => {
-    const mcp = new MCPConfiguration({ servers: { local: stdioFixture() } });
+    const mcp = new MCPConfiguration({ listBudget: '2m', servers: { local: stdioFixture() } });
     const { model, agent } = mcpAgent(
       'mcp-crash',
       [
@@ -272,6 +274,7 @@ describe('MCP in durable runs', () => {
   it("checks authorization per run: each user's discovery filter and execution check, in concurrent runs", async () => {
     const checks: string[] = [];
     const mcp = new MCPConfiguration({
+      listBudget: '2m',
       servers: { local: stdioFixture() },
       authorization: {
         filterOnDiscovery: true,
@@ -314,7 +317,10 @@ describe('MCP in durable runs', () => {
   });
 
   it('refreshes a listing between steps after the server says its tools changed', async () => {
-    const mcp = new MCPConfiguration({ servers: { remote: { type: 'streamable-http', url: `${http.origin}/mcp` } } });
+    const mcp = new MCPConfiguration({
+      listBudget: '2m',
+      servers: { remote: { type: 'streamable-http', url: `${http.origin}/mcp` } },
+    });
     const tool = `dyn_${Date.now()}`;
     const { model, agent } = mcpAgent(
       'mcp-list-changed',
@@ -347,6 +353,7 @@ describe('MCP in durable runs', () => {
     const HEADER_CANARY = 'hdr-canary-7f3a9c';
     const ENV_CANARY = 'env-canary-51b2d8';
     const mcp = new MCPConfiguration({
+      listBudget: '2m',
       servers: {
         local: stdioFixture({ CANARY: ENV_CANARY, FIXTURE_TOOLS: 'leaky' }),
         remote: {

@@ -41,7 +41,10 @@ async function eventsOf(run: { events: () => AsyncGenerator<RunEvent> }): Promis
  */
 function askingAgent(name: string, log: string, calls: Record<string, unknown>[], extra = {}, servers = 1) {
   const names = Array.from({ length: servers }, (_, i) => (servers === 1 ? 'asking' : `asking${i}`));
-  const mcp = new MCPConfiguration({ servers: Object.fromEntries(names.map((n) => [n, stdioAsking(log)])) });
+  const mcp = new MCPConfiguration({
+    listBudget: '2m',
+    servers: Object.fromEntries(names.map((n) => [n, stdioAsking(log)])),
+  });
   const model = new ScriptedLanguageModel({
     stepSelection: 'assistant-turns',
     steps: [
@@ -153,7 +156,7 @@ describe('hostile MCP questions', () => {
 
 describe('forged MCP questions and answers', () => {
   it('refuses questions of calls that do not run, ids not bound to content, pre-answers and wrong tokens', async () => {
-    const mcp = new MCPConfiguration({ servers: { local: stdioFixture() } });
+    const mcp = new MCPConfiguration({ listBudget: '2m', servers: { local: stdioFixture() } });
     const model = new ScriptedLanguageModel({
       stepSelection: 'assistant-turns',
       steps: [
@@ -212,7 +215,7 @@ describe('forged MCP questions and answers', () => {
   });
 
   it('carries no answered question over continue-as-new (records no longer ride it without bound)', async () => {
-    const mcp = new MCPConfiguration({ servers: { local: stdioFixture() } });
+    const mcp = new MCPConfiguration({ listBudget: '2m', servers: { local: stdioFixture() } });
     const model = new ScriptedLanguageModel({
       stepSelection: 'assistant-turns',
       steps: [

@@ -16,6 +16,7 @@ let mcp: MCPConfiguration<'stdio' | 'web'>;
 beforeAll(async () => {
   http = await startEverythingHttp();
   mcp = new MCPConfiguration({
+    listBudget: '2m',
     servers: { stdio: stdioEverything({ EVERYTHING_TOKEN: CANARY }), web: { type: 'http', url: `${http.origin}/mcp` } },
   });
 });

@@ -17,6 +17,7 @@ let mcp: MCPConfiguration<'local' | 'remote' | 'legacy' | 'fallback' | 'down'>;
 beforeAll(async () => {
   [streamable, sseOnly] = await Promise.all([startHttpFixture('streamable-http'), startHttpFixture('sse')]);
   mcp = new MCPConfiguration({
+    listBudget: '2m',
     servers: {
       local: stdioFixture(),
       remote: { type: 'streamable-http', url: `${streamable.origin}/mcp` },

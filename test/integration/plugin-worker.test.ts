@@ -194,7 +194,7 @@ describe('DurableAgentPlugin', () => {
 
 describe("a plugin's runtime: options and MCP connections", () => {
   function echoAgent(): { agent: Agent; mcp: MCPConfiguration } {
-    const mcp = new MCPConfiguration({ servers: { local: stdioFixture() } });
+    const mcp = new MCPConfiguration({ listBudget: '2m', servers: { local: stdioFixture() } });
     const model = new ScriptedLanguageModel({
       stepSelection: 'assistant-turns',
       steps: [{ toolCalls: [{ toolName: 'local_echo', input: { text: 'hi' } }] }, { text: 'done' }],
