@@ -11,7 +11,10 @@ import {
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.js';
 import {
+  DEFAULT_DELTA_INTERVAL_MS,
   FailureType,
+  MAX_DELTA_INTERVAL_MS,
+  MIN_DELTA_INTERVAL_MS,
   initialMessages,
   refusedPayloadOf,
   type AgentDescription,
@@ -84,16 +87,25 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
     while (state.steps.length < maxSteps) {
       const step = state.startStep();
       state.unsentDelta = undefined;
-      const generated = await generate({
-        agentName: description.agentName,
-        run,
-        step,
-        messageCount: state.messages.length,
-        ...(delta ? { delta } : {}),
-        ...(mark ? { mark } : {}),
-        ...(state.listingRefs().length > 0 ? { mcp: state.listingRefs() } : {}),
-        argsFromCall: true,
-      });
+      const streaming = streamingOf(state, input, description);
+      const streamToken = streaming ? state.stream!.openStep(step) : undefined;
+      let generated: Awaited<ReturnType<typeof generate>>;
+      try {
+        generated = await generate({
+          agentName: description.agentName,
+          run,
+          step,
+          messageCount: state.messages.length,
+          ...(delta ? { delta } : {}),
+          ...(mark ? { mark } : {}),
+          ...(state.listingRefs().length > 0 ? { mcp: state.listingRefs() } : {}),
+          argsFromCall: true,
+          ...(streaming ? { streamToken, streamIntervalMs: streaming.intervalMs } : {}),
+        });
+      } finally {
+        // Retries of the activity happened inside the await: from here no attempt of this step may publish.
+        if (streamToken !== undefined) state.stream!.closeStep(step);
+      }
       mark = { at: state.messages.length, responseId: generated.responseId };
       const args = state.recordResponse(step, generated);
       const settled = await settleToolCalls(
@@ -143,6 +155,29 @@ async function describe(state: AgentRunState, input: AgentRunInput, run: RunRef)
   state.elicitationTimeoutMs ??= description.mcp?.elicitationTimeoutMs;
   if (description.mcp?.servers.length) await listMcpServers(state, description, run, description.mcp.servers);
   return description;
+}
+
+/**
+ * Whether this step streams its model call, and at what batch interval: the run has a stream, neither the run's
+ * `streaming` option nor the agent's turns it off (the run's wins), and the step runs on code with
+ * `PATCHES.modelDeltas` (checked last, so runs that do not stream record no marker). The run's option comes from
+ * whoever started it: anything but a boolean or an object is ignored, and the interval is clamped.
+ */
+function streamingOf(
+  state: AgentRunState,
+  input: AgentRunInput,
+  description: AgentDescription,
+): { intervalMs: number } | undefined {
+  if (!state.stream) return undefined;
+  const run = typeof input.streaming === 'boolean' || typeof input.streaming === 'object' ? input.streaming : undefined;
+  const agent = description.streaming;
+  if (run === false || run === null || (run === undefined && agent === false)) return undefined;
+  const wanted = (typeof run === 'object' ? run.intervalMs : undefined) ?? (agent ? agent.intervalMs : undefined);
+  const intervalMs =
+    typeof wanted === 'number' && Number.isFinite(wanted)
+      ? Math.min(MAX_DELTA_INTERVAL_MS, Math.max(MIN_DELTA_INTERVAL_MS, Math.round(wanted)))
+      : DEFAULT_DELTA_INTERVAL_MS;
+  return patched(PATCHES.modelDeltas) ? { intervalMs } : undefined;
 }
 
 function approvalTimeout(input: AgentRunInput, description: AgentDescription): number | undefined {

@@ -48,4 +48,12 @@ export const PATCHES = {
    * no such command in their history.
    */
   finalEventRecord: 'durable-agent.final-event-record',
+  /**
+   * v0.4.0, decided per step (a run upgraded mid-way streams its later steps): a step of a run with a stream, whose
+   * agent and run did not turn streaming off, gives its `generate` input a `streamToken` (a seeded uuid) and the
+   * batch interval, so the activity streams the model call and publishes its pieces on the stream's `deltas` topic;
+   * the run takes them only with the running step's token, from its newest attempt, with a `reset-step` before a
+   * newer attempt's first piece. Earlier histories have no token in their `generate` inputs and no uuid drawn.
+   */
+  modelDeltas: 'durable-agent.model-deltas',
 } as const;
