@@ -71,6 +71,9 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
   if (input.continuation ? input.continuation.stream !== undefined : patched(PATCHES.runStream)) {
     state.attachStream(new RunStream(input.continuation?.stream, (progress) => state.showProgress(progress)));
   }
+  // Decided at the start of each execution, in its first workflow task: a patch first checked after the
+  // `describeAgent` local activity may be replayed in an earlier task than the one that recorded its marker.
+  const modelDeltas = state.stream !== undefined && patched(PATCHES.modelDeltas);
   try {
     const { workflowId, runId } = workflowInfo();
     const run: RunRef = { workflowId, runId };
@@ -87,7 +90,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
     while (state.steps.length < maxSteps) {
       const step = state.startStep();
       state.unsentDelta = undefined;
-      const streaming = streamingOf(state, input, description);
+      const streaming = modelDeltas ? streamingOf(input, description) : undefined;
       const streamToken = streaming ? state.stream!.openStep(step) : undefined;
       let generated: Awaited<ReturnType<typeof generate>>;
       try {
@@ -158,17 +161,11 @@ async function describe(state: AgentRunState, input: AgentRunInput, run: RunRef)
 }
 
 /**
- * Whether this step streams its model call, and at what batch interval: the run has a stream, neither the run's
- * `streaming` option nor the agent's turns it off (the run's wins), and the step runs on code with
- * `PATCHES.modelDeltas` (checked last, so runs that do not stream record no marker). The run's option comes from
- * whoever started it: anything but a boolean or an object is ignored, and the interval is clamped.
+ * Whether a step streams its model call (in a run with a stream, on code with `PATCHES.modelDeltas`), and at what
+ * batch interval: unless the run's `streaming` option or the agent's turns it off (the run's wins). The run's
+ * option comes from whoever started it: anything but a boolean or an object is ignored, the interval is clamped.
  */
-function streamingOf(
-  state: AgentRunState,
-  input: AgentRunInput,
-  description: AgentDescription,
-): { intervalMs: number } | undefined {
-  if (!state.stream) return undefined;
+function streamingOf(input: AgentRunInput, description: AgentDescription): { intervalMs: number } | undefined {
   const run = typeof input.streaming === 'boolean' || typeof input.streaming === 'object' ? input.streaming : undefined;
   const agent = description.streaming;
   if (run === false || run === null || (run === undefined && agent === false)) return undefined;
@@ -177,7 +174,7 @@ function streamingOf(
     typeof wanted === 'number' && Number.isFinite(wanted)
       ? Math.min(MAX_DELTA_INTERVAL_MS, Math.max(MIN_DELTA_INTERVAL_MS, Math.round(wanted)))
       : DEFAULT_DELTA_INTERVAL_MS;
-  return patched(PATCHES.modelDeltas) ? { intervalMs } : undefined;
+  return { intervalMs };
 }
 
 function approvalTimeout(input: AgentRunInput, description: AgentDescription): number | undefined {

@@ -49,7 +49,9 @@ export const PATCHES = {
    */
   finalEventRecord: 'durable-agent.final-event-record',
   /**
-   * v0.4.0, decided per step (a run upgraded mid-way streams its later steps): a step of a run with a stream, whose
+   * v0.4.0, decided at the start of each execution of a run with a stream (a run upgraded mid-way streams from its
+   * next continue-as-new; checked before `describeAgent`, since a patch first checked right after a local activity
+   * can be replayed in an earlier workflow task than the one that recorded it): a step of a run with a stream, whose
    * agent and run did not turn streaming off, gives its `generate` input a `streamToken` (a seeded uuid) and the
    * batch interval, so the activity streams the model call and publishes its pieces on the stream's `deltas` topic;
    * the run takes them only with the running step's token, from its newest attempt, with a `reset-step` before a
