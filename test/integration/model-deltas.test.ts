@@ -20,7 +20,12 @@ import type { AgentRun } from '../../src/client/agent-run.js';
 import type { RunStreamPart } from '../../src/client/run-stream.js';
 import { ProviderRegistry } from '../../src/models/provider-registry.js';
 import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
-import type { DeltaPublish, GenerateInput, StreamedDeltas } from '../../src/protocol/index.js';
+import {
+  MAX_DELTA_PUBLISH_BYTES,
+  type DeltaPublish,
+  type GenerateInput,
+  type StreamedDeltas,
+} from '../../src/protocol/index.js';
 import { workflowsPath } from '../../src/worker/create-agent-worker.js';
 import { startOpenAIFakeServer } from '../models/openai-fake-server.js';
 import { recordHistory, withAgentWorker } from '../support/agent-harness.js';
@@ -206,6 +211,24 @@ describe('model deltas', () => {
       expect(once).toHaveLength(1);
       expect(assembledText(deltas, 1).replace('[once]', '')).toBe(ANSWER);
       expect((await run.result()).text).toBe(ANSWER);
+    });
+  });
+
+  it('a model writing 300 KB of multi-byte text in one piece: split into publishes under the bound, none dropped', async () => {
+    // Hostile in size: 100,000 three-byte characters and emoji in a single delta, then a normal one.
+    const huge = '€'.repeat(50_000) + '😀'.repeat(25_000) + '€'.repeat(25_000);
+    const model = new ScriptedLanguageModel([{ text: huge + ' end.', stream: { chunkChars: huge.length } }]);
+    const agent = new Agent({ name: 'huge-writer', instructions: '', model });
+    await withAgentWorker(env, [agent], async ({ start }) => {
+      const run = await start('huge-writer', 'write');
+      const deltas = deltasOf(await watch(run));
+      expect((await run.result()).text).toBe(huge + ' end.');
+      expect(assembledText(deltas, 1)).toBe(huge + ' end.');
+      for (const item of deltas) {
+        if (item.type !== 'deltas') continue;
+        expect(Buffer.byteLength(JSON.stringify(item.parts))).toBeLessThanOrEqual(MAX_DELTA_PUBLISH_BYTES);
+      }
+      expect(deltas.length).toBeGreaterThan(300_000 / MAX_DELTA_PUBLISH_BYTES);
     });
   });
 
