@@ -14,6 +14,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import { encodePayloadWire } from '@temporalio/workflow-streams/workflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
 import { AgentClient } from '../../src/client/agent-client.js';
 import type { AgentRun } from '../../src/client/agent-run.js';
@@ -26,6 +27,7 @@ import {
   type GenerateInput,
   type StreamedDeltas,
 } from '../../src/protocol/index.js';
+import { createTool } from '../../src/tool/tool.js';
 import { workflowsPath } from '../../src/worker/create-agent-worker.js';
 import { startOpenAIFakeServer } from '../models/openai-fake-server.js';
 import { recordHistory, withAgentWorker } from '../support/agent-harness.js';
@@ -211,6 +213,36 @@ describe('model deltas', () => {
       expect(once).toHaveLength(1);
       expect(assembledText(deltas, 1).replace('[once]', '')).toBe(ANSWER);
       expect((await run.result()).text).toBe(ANSWER);
+    });
+  });
+
+  it('streams a tool call’s input as it is written, named on its first piece, before the call runs', async () => {
+    const echo = createTool({
+      name: 'echo',
+      description: 'Says it back.',
+      parameters: z.object({ say: z.string() }),
+      execute: async ({ say }) => say,
+    });
+    const model = new ScriptedLanguageModel([
+      {
+        toolCalls: [{ toolName: 'echo', input: { say: 'hello streamed world' }, toolCallId: 'e1' }],
+        stream: { chunkChars: 4, chunkDelayMs: 30 },
+      },
+      { text: 'said' },
+    ]);
+    const agent = new Agent({ name: 'echoer', instructions: '', model, tools: [echo] });
+    await withAgentWorker(env, [agent], async ({ start }) => {
+      const run = await start('echoer', 'echo it');
+      const parts = await watch(run);
+      expect((await run.result()).text).toBe('said');
+      const pieces = deltasOf(parts).flatMap((d) => (d.type === 'deltas' && d.step === 1 ? d.parts : []));
+      expect(pieces.every((p) => p.kind === 'tool-input' && p.id === 'e1')).toBe(true);
+      expect(pieces[0]).toMatchObject({ toolName: 'echo' });
+      expect(pieces.slice(1).some((p) => p.toolName !== undefined)).toBe(false);
+      expect(pieces.map((p) => p.text).join('')).toBe(JSON.stringify({ say: 'hello streamed world' }));
+      const lastPiece = parts.findLast((p) => p.type === 'deltas' && p.deltas.step === 1)!;
+      const toolStarted = parts.find((p) => p.type === 'event' && p.event.type === 'tool-started')!;
+      expect(lastPiece.offset).toBeLessThan(toolStarted.offset);
     });
   });
 

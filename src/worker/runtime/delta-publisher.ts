@@ -29,8 +29,6 @@ export interface DeltaPublisherOptions {
   step: number;
   attempt: number;
   intervalMs: number;
-  /** The stream client (default: `WorkflowStreamClient.fromWithinActivity`, created on the first publish). */
-  stream?: () => WorkflowStreamClient;
 }
 
 /**
@@ -52,8 +50,6 @@ export class DeltaPublisher {
   private stream: WorkflowStreamClient | undefined;
   private closed = false;
   private failures = 0;
-  /** Publishes handed to the stream client (for tests and logs). */
-  published = 0;
 
   constructor(private readonly options: DeltaPublisherOptions) {}
 
@@ -61,12 +57,9 @@ export class DeltaPublisher {
   readonly onDelta = (delta: ModelDelta): void => {
     try {
       if (this.closed || delta.delta === '') return;
-      // The run would drop the whole publish for an overlong id: this piece alone is left out (its final message stands).
-      if (
-        delta.id.length > MAX_DELTA_ID_CHARS ||
-        (delta.type === 'tool-input' && delta.toolName.length > MAX_DELTA_ID_CHARS)
-      )
-        return;
+      // The run would drop a whole publish for an overlong id: this piece alone is left out (the final message has it).
+      const toolName = delta.type === 'tool-input' ? delta.toolName : '';
+      if (delta.id.length > MAX_DELTA_ID_CHARS || toolName.length > MAX_DELTA_ID_CHARS) return;
       this.add(delta);
       if (!this.started) {
         // The attempt's first piece: at once.
@@ -150,8 +143,15 @@ export class DeltaPublisher {
     this.cut();
     if (this.ready.length === 0) return;
     this.lastSentAt = Date.now();
-    this.pumping ??= this.pump().finally(() => {
+    this.startPump();
+  }
+
+  private startPump(): void {
+    if (this.pumping) return;
+    this.pumping = this.pump().finally(() => {
       this.pumping = undefined;
+      // A batch queued after the loop's last look, before this ran.
+      if (this.ready.length > 0) this.startPump();
     });
   }
 
@@ -171,7 +171,6 @@ export class DeltaPublisher {
         this.stream.topic(RUN_STREAM_TOPICS.deltas).publish(defaultPayloadConverter.toPayload(item), {
           forceFlush: true,
         });
-        this.published++;
         await this.stream.flush();
       } catch (err) {
         this.failed(err);
