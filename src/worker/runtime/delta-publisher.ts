@@ -159,12 +159,10 @@ export class DeltaPublisher {
   private async pump(): Promise<void> {
     for (let parts = this.ready.shift(); parts; parts = this.ready.shift()) {
       try {
-        this.stream ??=
-          this.options.stream?.() ??
-          WorkflowStreamClient.fromWithinActivity({
-            batchInterval: this.options.intervalMs,
-            maxRetryDuration: STREAM_RETRY,
-          });
+        this.stream ??= WorkflowStreamClient.fromWithinActivity({
+          batchInterval: this.options.intervalMs,
+          maxRetryDuration: STREAM_RETRY,
+        });
         const { token, step, attempt } = this.options;
         const item: DeltaPublish = { token, step, attempt, parts };
         // A Payload from the default converter, which the workflow decodes with (the codec runs on the signal).
