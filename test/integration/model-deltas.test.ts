@@ -332,7 +332,7 @@ describe('model deltas', () => {
     } finally {
       await server.close();
     }
-  });
+  }, 150_000);
 });
 
 /** A stream item's wire form (base64 Payload proto), as the stream client encodes it. */
@@ -340,6 +340,7 @@ function encodeItem(value: unknown): string {
   return encodePayloadWire(defaultPayloadConverter.toPayload(value));
 }
 
+// Two worker processes started under tsx and a bundle: longer than the default timeout on a loaded machine.
 describe('model deltas across a worker crash', () => {
   const WORKER = fileURLToPath(new URL('../fixtures/crash/worker.ts', import.meta.url));
   const STREAMED_ANSWER = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ') + '.';
