@@ -332,7 +332,7 @@ describe('model deltas', () => {
     } finally {
       await server.close();
     }
-  }, 150_000);
+  });
 });
 
 /** A stream item's wire form (base64 Payload proto), as the stream client encodes it. */
@@ -372,5 +372,5 @@ describe('model deltas across a worker crash', () => {
     } finally {
       await killChild(worker).catch(() => undefined);
     }
-  });
+  }, 150_000);
 });
