@@ -80,6 +80,8 @@ export function createDescribeAgent(deps: ActivityDependencies) {
           }
         : {}),
       ...(routing ? { routing } : {}),
+      // Recorded only when it differs from the default (streamed, default interval).
+      ...(agent.streaming === false || agent.streaming.intervalMs !== undefined ? { streaming: agent.streaming } : {}),
     };
   };
 }

@@ -13,6 +13,7 @@ import {
 } from '../src/models/call-model.js';
 import type { ResolvedLanguageModel } from '../src/models/provider-registry.js';
 import {
+  DEFAULT_DELTA_INTERVAL_MS,
   jsonBytes,
   type CheckedToolCall,
   type GenerateInput,
@@ -25,6 +26,7 @@ import { evaluateNeedsApproval } from '../src/tool/approval.js';
 import { checkToolCall, type ToolLookup } from '../src/tool/check-tool-call.js';
 import { toJsonValue } from '../src/tool/json-safe.js';
 import { toolModelSpec } from '../src/tool/tool-spec.js';
+import { DeltaPublisher } from '../src/worker/runtime/delta-publisher.js';
 import { type ActivityDependencies, requireAgent, toToolContext } from '../src/worker/runtime/dependencies.js';
 import { startHeartbeating } from '../src/worker/runtime/heartbeat.js';
 import { capToolCalls, overflowMessage } from './response-limits.js';
@@ -38,6 +40,10 @@ import { callActivityOptions } from './tool-activity.js';
  * execute); then every returned tool call is checked against its tool's schema and its dynamic `needsApproval` is
  * evaluated here, so the workflow receives calls already marked valid/invalid and approval-required, with the
  * tool's activity options.
+ *
+ * With a `streamToken` in its input (a run with a stream, since `PATCHES.modelDeltas`) the call streams and its
+ * pieces are published on the run stream's `deltas` topic as they are written, tagged with this attempt; the last
+ * ones are published before the step returns. The result is the same assembled step either way.
  */
 export function createGenerate(deps: ActivityDependencies) {
   return async function generate(input: GenerateInput): Promise<GenerateResult> {
@@ -45,6 +51,7 @@ export function createGenerate(deps: ActivityDependencies) {
     const agent = requireAgent(deps, input.agentName);
     // Heartbeat from the start: reading the transcript after a crash may wait for the run's query to be answered.
     const heartbeat = startHeartbeating();
+    const deltas = deltaPublisher(input, ctx.info.attempt);
     try {
       const call = await readRunCall(deps, agent, input);
       const offer = offeredTools(deps, agent, call);
@@ -53,15 +60,27 @@ export function createGenerate(deps: ActivityDependencies) {
         ...splitSystemPrompt(call.messages),
         tools: offer.specs,
         abortSignal: ctx.cancellationSignal,
+        ...(deltas ? { onDelta: deltas.onDelta } : {}),
       });
+      // The last pieces go out while the calls are checked; the step returns once they are published.
+      const published = deltas?.close();
       const toolCalls = await checkResponseCalls(deps, agent, input, call, offer, response);
       const result = await stepResult(deps, agent, input, response, toolCalls);
       keepOrForget(deps, agent, input, result);
+      await published;
       return result;
     } finally {
+      deltas?.abandon();
       heartbeat.stop();
     }
   };
+}
+
+/** The attempt's publisher of model deltas, when the run gave the step a stream token. */
+function deltaPublisher(input: GenerateInput, attempt: number): DeltaPublisher | undefined {
+  if (typeof input.streamToken !== 'string') return undefined;
+  const intervalMs = input.streamIntervalMs ?? DEFAULT_DELTA_INTERVAL_MS;
+  return new DeltaPublisher({ token: input.streamToken, step: input.step, attempt, intervalMs });
 }
 
 /** What the model is offered this step: its tool specs, and the tools its calls are checked against. */

@@ -11,7 +11,10 @@ import {
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.js';
 import {
+  DEFAULT_DELTA_INTERVAL_MS,
   FailureType,
+  MAX_DELTA_INTERVAL_MS,
+  MIN_DELTA_INTERVAL_MS,
   initialMessages,
   refusedPayloadOf,
   type AgentDescription,
@@ -70,10 +73,14 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
   }
   // The first execution's budgeted listings (`PATCHES.mcpListBudget`), while any is late.
   let listings: BudgetedMcpListings | undefined;
+  // Decided at the start of each execution, in its first workflow task: a patch first checked after the
+  // `describeAgent` local activity may be replayed in an earlier task than the one that recorded its marker.
+  const modelDeltas = state.stream !== undefined && patched(PATCHES.modelDeltas);
+  const listBudget = input.continuation === undefined && patched(PATCHES.mcpListBudget);
   try {
     const { workflowId, runId } = workflowInfo();
     const run: RunRef = { workflowId, runId };
-    const description = input.continuation?.description ?? (await describe(state, input, run, (l) => (listings = l)));
+    const description = input.continuation?.description ?? (await describe(state, input, run, listBudget, (l) => (listings = l)));
     state.approvals.setEarlyDecisions(description.approval.earlyDecisions === true);
     const { generate } = proxyActivities<Activities>(generateActivityOptions(description));
     const maxSteps = input.maxSteps ?? description.maxSteps;
@@ -86,16 +93,25 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
     while (state.steps.length < maxSteps) {
       const step = state.startStep();
       state.unsentDelta = undefined;
-      const generated = await generate({
-        agentName: description.agentName,
-        run,
-        step,
-        messageCount: state.messages.length,
-        ...(delta ? { delta } : {}),
-        ...(mark ? { mark } : {}),
-        ...(state.listingRefs().length > 0 ? { mcp: state.listingRefs() } : {}),
-        argsFromCall: true,
-      });
+      const streaming = modelDeltas ? streamingOf(input, description) : undefined;
+      const streamToken = streaming ? state.stream!.openStep(step) : undefined;
+      let generated: Awaited<ReturnType<typeof generate>>;
+      try {
+        generated = await generate({
+          agentName: description.agentName,
+          run,
+          step,
+          messageCount: state.messages.length,
+          ...(delta ? { delta } : {}),
+          ...(mark ? { mark } : {}),
+          ...(state.listingRefs().length > 0 ? { mcp: state.listingRefs() } : {}),
+          argsFromCall: true,
+          ...(streaming ? { streamToken, streamIntervalMs: streaming.intervalMs } : {}),
+        });
+      } finally {
+        // Retries of the activity happened inside the await: from here no attempt of this step may publish.
+        if (streamToken !== undefined) state.stream!.closeStep(step);
+      }
       mark = { at: state.messages.length, responseId: generated.responseId };
       const args = state.recordResponse(step, generated);
       const settled = await settleToolCalls(
@@ -147,6 +163,8 @@ async function describe(
   state: AgentRunState,
   input: AgentRunInput,
   run: RunRef,
+  /** `PATCHES.mcpListBudget`, decided at the start of the execution. */
+  listBudget: boolean,
   onLate: (listings: BudgetedMcpListings) => void,
 ): Promise<AgentDescription> {
   state.events.emit({ type: 'run-started', agentName: input.agentName });
@@ -155,7 +173,7 @@ async function describe(
   state.begin(description.systemPrompt, initialMessages(input.input));
   state.elicitationTimeoutMs ??= description.mcp?.elicitationTimeoutMs;
   const servers = description.mcp?.servers ?? [];
-  if (servers.length > 0 && patched(PATCHES.mcpListBudget)) {
+  if (servers.length > 0 && listBudget) {
     const listings = new BudgetedMcpListings(state, description, run);
     onLate(listings);
     await listings.list(servers);
@@ -163,6 +181,23 @@ async function describe(
     await listMcpServers(state, description, run, servers);
   }
   return description;
+}
+
+/**
+ * Whether a step streams its model call (in a run with a stream, on code with `PATCHES.modelDeltas`), and at what
+ * batch interval: unless the run's `streaming` option or the agent's turns it off (the run's wins). The run's
+ * option comes from whoever started it: anything but a boolean or an object is ignored, the interval is clamped.
+ */
+function streamingOf(input: AgentRunInput, description: AgentDescription): { intervalMs: number } | undefined {
+  const run = typeof input.streaming === 'boolean' || typeof input.streaming === 'object' ? input.streaming : undefined;
+  const agent = description.streaming;
+  if (run === false || run === null || (run === undefined && agent === false)) return undefined;
+  const wanted = (typeof run === 'object' ? run.intervalMs : undefined) ?? (agent ? agent.intervalMs : undefined);
+  const intervalMs =
+    typeof wanted === 'number' && Number.isFinite(wanted)
+      ? Math.min(MAX_DELTA_INTERVAL_MS, Math.max(MIN_DELTA_INTERVAL_MS, Math.round(wanted)))
+      : DEFAULT_DELTA_INTERVAL_MS;
+  return { intervalMs };
 }
 
 function approvalTimeout(input: AgentRunInput, description: AgentDescription): number | undefined {

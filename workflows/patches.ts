@@ -49,11 +49,21 @@ export const PATCHES = {
    */
   finalEventRecord: 'durable-agent.final-event-record',
   /**
-   * v0.4.0, decided at a run's first listing of its MCP servers: the first model call waits for the listings at
-   * most the listing budget (`MCP_LIST_BUDGET_MS`, or the agent's `listBudget`), and a server still listing then
+   * v0.4.0, decided at the start of a run's first execution (before `describeAgent`, like `modelDeltas`): the first
+   * model call waits for the listings at most the listing budget (`MCP_LIST_BUDGET_MS`, or the agent's `listBudget`), and a server still listing then
    * is recorded when it answers, offered from the next model call on (`BudgetedMcpListings` in workflows/mcp.ts).
    * Late listings still in flight are cancelled, and awaited, before the run ends and (after one more budget)
    * before it continues as new. Runs started before wait for every server, as v0.3.0 did.
    */
   mcpListBudget: 'durable-agent.mcp-list-budget',
+  /**
+   * v0.4.0, decided at the start of each execution of a run with a stream (a run upgraded mid-way streams from its
+   * next continue-as-new; checked before `describeAgent`, since a patch first checked right after a local activity
+   * can be replayed in an earlier workflow task than the one that recorded it): a step of a run with a stream, whose
+   * agent and run did not turn streaming off, gives its `generate` input a `streamToken` (a seeded uuid) and the
+   * batch interval, so the activity streams the model call and publishes its pieces on the stream's `deltas` topic;
+   * the run takes them only with the running step's token, from its newest attempt, with a `reset-step` before a
+   * newer attempt's first piece. Earlier histories have no token in their `generate` inputs and no uuid drawn.
+   */
+  modelDeltas: 'durable-agent.model-deltas',
 } as const;

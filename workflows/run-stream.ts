@@ -10,12 +10,20 @@ import {
   type WorkflowStreamState,
 } from '@temporalio/workflow-streams/workflow';
 import {
+  MAX_DELTA_ID_CHARS,
+  MAX_DELTA_PARTS,
+  MAX_DELTA_PUBLISH_BYTES,
   RUN_STREAM_TOPICS,
+  jsonBytes,
   previewOutput,
+  type DeltaKind,
+  type DeltaPart,
+  type DeltaPublish,
   type JsonValue,
   type ProgressPublish,
   type RunEvent,
   type RunStreamTail,
+  type StreamedDeltas,
   type StreamedProgress,
   type ToolProgress,
 } from '../src/protocol/index.js';
@@ -35,12 +43,31 @@ const MAX_ENTRIES_PER_PUBLISH = 64;
 const MAX_POLL_TOPICS = 8;
 /** Items the tail query returns at once. */
 const MAX_TAIL_ITEMS = 1_000;
+/**
+ * Bytes of `deltas` items the in-memory log holds at most (besides {@link MAX_ITEMS}): past it, the oldest items are
+ * truncated, which are those of finished steps (whose final message, on the `events` topic, stands in for them)
+ * unless one step alone wrote more.
+ */
+const MAX_DELTA_LOG_BYTES = 2_000_000;
+const DELTA_KINDS: ReadonlySet<string> = new Set<DeltaKind>(['text', 'reasoning', 'tool-input']);
 
 /** A running call that may publish progress: its token, and the newest attempt seen publishing. */
 interface OpenCall {
   token: string;
   attempt: number;
 }
+
+/**
+ * A running step that may publish model deltas: its token, the newest attempt that published, and the last sequence
+ * of each stream publisher of that attempt (the stream client resends a batch whose signal it could not confirm).
+ */
+interface OpenStep {
+  token: string;
+  attempt: number;
+  sequences: Map<string, number>;
+}
+/** Publishers one attempt of a step may have (its activity has one; the token's holders are the run's own). */
+const MAX_PUBLISHERS_PER_ATTEMPT = 4;
 
 /**
  * The run's one `WorkflowStream` (since 0.4.0, `PATCHES.runStream`): every run event on the `events` topic, tool
@@ -50,12 +77,20 @@ interface OpenCall {
  * that takes only `progress` items carrying the token this run gave the call's `executeTool` input (a capability
  * recorded in the run's history only), from the call's newest attempt, while the call runs. Anything else is
  * dropped, so a watcher never shows progress the run's own tool did not report.
+ *
+ * Model deltas (`PATCHES.modelDeltas`) follow the same rule with a per-step token: only `deltas` publishes of the
+ * running step's `generate`, from its newest attempt, are appended, one item per publish, after a `reset-step`
+ * item when a newer attempt publishes than the last one that did.
  */
 export class RunStream {
   private readonly stream: WorkflowStream;
   private baseOffset: number;
   private endOffset: number;
   private readonly calls = new Map<string, OpenCall>();
+  private readonly steps = new Map<number, OpenStep>();
+  /** The `deltas` items of the log, oldest first: offset and bytes (for {@link MAX_DELTA_LOG_BYTES}). */
+  private readonly deltaItems: { offset: number; bytes: number }[] = [];
+  private deltaBytes = 0;
   private dropped = 0;
   private draining = false;
 
@@ -94,6 +129,18 @@ export class RunStream {
   /** The call ended: later publishes for it are dropped. */
   closeCall(toolCallId: string): void {
     this.calls.delete(toolCallId);
+  }
+
+  /** Lets a step's `generate` publish model deltas: returns the token for its input. Deterministic (seeded uuid). */
+  openStep(step: number): string {
+    const token = uuid4();
+    this.steps.set(step, { token, attempt: 0, sequences: new Map() });
+    return token;
+  }
+
+  /** The step's `generate` returned or failed for good: later publishes for it are dropped. */
+  closeStep(step: number): void {
+    this.steps.delete(step);
   }
 
   /** Wakes parked polls and refuses new ones (`StreamDraining`), so `allHandlersFinished` can become true. */
@@ -136,16 +183,35 @@ export class RunStream {
     }
   }
 
-  private append(topic: string, value: unknown): void {
+  private append(topic: string, value: unknown, bytes = 0): void {
     this.stream.topic(topic).publish(value);
     this.endOffset++;
+    if (bytes > 0) {
+      this.deltaItems.push({ offset: this.endOffset - 1, bytes });
+      this.deltaBytes += bytes;
+    }
     if (this.endOffset - this.baseOffset > MAX_ITEMS) this.truncateTo(this.endOffset - KEEP_ITEMS);
+    if (this.deltaBytes > MAX_DELTA_LOG_BYTES) {
+      // Cut the prefix up to the oldest delta items that bring the log under the budget (a watcher behind it is
+      // told it missed them, as with any truncation).
+      let cut = this.baseOffset;
+      let bytesLeft = this.deltaBytes;
+      for (const item of this.deltaItems) {
+        if (bytesLeft <= MAX_DELTA_LOG_BYTES / 2) break;
+        bytesLeft -= item.bytes;
+        cut = item.offset + 1;
+      }
+      this.truncateTo(cut);
+    }
   }
 
   private truncateTo(offset: number): void {
     if (offset <= this.baseOffset) return;
     this.stream.truncate(offset);
     this.baseOffset = offset;
+    while (this.deltaItems.length > 0 && this.deltaItems[0]!.offset < offset) {
+      this.deltaBytes -= this.deltaItems.shift()!.bytes;
+    }
   }
 
   private tail(from: number): RunStreamTail {
@@ -161,7 +227,16 @@ export class RunStream {
   private receive(input: PublishInput | null | undefined): void {
     const entries = Array.isArray(input?.items) ? input.items.slice(-MAX_ENTRIES_PER_PUBLISH) : [];
     if (entries.length === 0) return this.drop('malformed publish');
+    const sender = {
+      publisher: typeof input?.publisher_id === 'string' ? input.publisher_id : '',
+      sequence: Number.isSafeInteger(input?.sequence) ? input!.sequence : 0,
+      steps: new Set<OpenStep>(),
+    };
     for (const entry of entries) {
+      if (entry?.topic === RUN_STREAM_TOPICS.deltas) {
+        this.receiveDeltas(decodeDeltas(entry.data), sender);
+        continue;
+      }
       const progress = entry?.topic === RUN_STREAM_TOPICS.progress ? decodeProgress(entry.data) : undefined;
       const call = progress ? this.calls.get(progress.toolCallId) : undefined;
       if (!progress || !call || call.token !== progress.token) {
@@ -181,6 +256,46 @@ export class RunStream {
       };
       this.append(RUN_STREAM_TOPICS.progress, item);
     }
+  }
+
+  /**
+   * A `deltas` publish, checked: the running step's token, its newest attempt (an older one still running after its
+   * heartbeat timed out is ignored), and not a batch the same publisher already sent (a resent signal).
+   */
+  private receiveDeltas(
+    publish: DeltaPublish | undefined,
+    sender: { publisher: string; sequence: number; steps: Set<OpenStep> },
+  ): void {
+    const open = publish ? this.steps.get(publish.step) : undefined;
+    if (!publish || !open || open.token !== publish.token) {
+      this.drop('deltas publish without the token of a running step');
+      return;
+    }
+    if (publish.attempt < open.attempt) return;
+    if (publish.attempt > open.attempt) open.sequences.clear();
+    const { publisher, sequence } = sender;
+    const last = open.sequences.get(publisher);
+    if (publisher !== '' && !sender.steps.has(open)) {
+      // A resent signal: its batch is in the log already.
+      if (last !== undefined && sequence <= last) return;
+      if (last === undefined && open.sequences.size >= MAX_PUBLISHERS_PER_ATTEMPT) {
+        this.drop('deltas publish from too many publishers');
+        return;
+      }
+    }
+    if (jsonBytes(publish.parts) > MAX_DELTA_PUBLISH_BYTES) {
+      this.drop('deltas publish over its size bound');
+      return;
+    }
+    if (open.attempt > 0 && publish.attempt > open.attempt) {
+      const reset: StreamedDeltas = { type: 'reset-step', step: publish.step, attempt: publish.attempt };
+      this.append(RUN_STREAM_TOPICS.deltas, reset);
+    }
+    open.attempt = publish.attempt;
+    if (publisher !== '') open.sequences.set(publisher, sequence);
+    sender.steps.add(open);
+    const item: StreamedDeltas = { type: 'deltas', step: publish.step, attempt: publish.attempt, parts: publish.parts };
+    this.append(RUN_STREAM_TOPICS.deltas, item, jsonBytes(publish.parts));
   }
 
   private drop(why: string): void {
@@ -209,4 +324,37 @@ function decodeProgress(data: unknown): ProgressPublish | undefined {
     attempt: p.attempt!,
     value: (p.value ?? null) as JsonValue,
   };
+}
+
+/**
+ * A deltas publish decoded from its wire form and rebuilt from the fields it may have (so nothing else a publisher
+ * adds, the token included, reaches watchers), or undefined when it is not one.
+ */
+function decodeDeltas(data: unknown): DeltaPublish | undefined {
+  if (typeof data !== 'string') return undefined;
+  let value: unknown;
+  try {
+    value = defaultPayloadConverter.fromPayload(decodePayloadWire(data));
+  } catch {
+    return undefined;
+  }
+  const p = value as Partial<DeltaPublish> | null;
+  if (typeof p !== 'object' || p === null || typeof p.token !== 'string') return undefined;
+  if (!Number.isSafeInteger(p.step) || p.step! < 1 || !Number.isSafeInteger(p.attempt) || p.attempt! < 1) {
+    return undefined;
+  }
+  if (!Array.isArray(p.parts) || p.parts.length === 0 || p.parts.length > MAX_DELTA_PARTS) return undefined;
+  const parts: DeltaPart[] = [];
+  for (const raw of p.parts as unknown[]) {
+    const part = raw as Partial<DeltaPart> | null;
+    if (typeof part !== 'object' || part === null) return undefined;
+    const { id, kind, text, toolName } = part;
+    if (typeof id !== 'string' || id.length > MAX_DELTA_ID_CHARS || typeof text !== 'string') return undefined;
+    if (typeof kind !== 'string' || !DELTA_KINDS.has(kind)) return undefined;
+    if (toolName !== undefined && (typeof toolName !== 'string' || toolName.length > MAX_DELTA_ID_CHARS)) {
+      return undefined;
+    }
+    parts.push({ id, kind, text, ...(toolName !== undefined ? { toolName } : {}) });
+  }
+  return { token: p.token, step: p.step!, attempt: p.attempt!, parts };
 }

@@ -1,6 +1,7 @@
 import type { LanguageModel, ModelMessage } from 'ai';
 import { getGlobalLogger } from '../logger.js';
 import { truncateUtf8, utf8Length } from '../protocol/bytes.js';
+import { MAX_DELTA_INTERVAL_MS, MIN_DELTA_INTERVAL_MS } from '../protocol/run-stream.js';
 import { validateToolRoutingConfig } from '../routing/validate-config.js';
 import type { Retriever } from '../tool/retriever/types.js';
 import type { ToolApiEntry } from '../tool/tool-manager.js';
@@ -67,6 +68,8 @@ export class Agent {
   readonly mcp?: MCPConfiguration;
   /** `elicitation.timeout` in ms; undefined when MCP questions wait forever. */
   readonly elicitationTimeoutMs?: number;
+  /** Model streaming in durable runs: `false` (off) or its batch interval (see `AgentOptions.streaming`). */
+  readonly streaming: false | { intervalMs?: number };
   private readonly toolManager: ToolManager;
   private readonly dynamicTools?: DynamicTools;
 
@@ -98,6 +101,7 @@ export class Agent {
     if (options.elicitation?.timeout !== undefined) {
       this.elicitationTimeoutMs = durationToMs(options.elicitation.timeout);
     }
+    this.streaming = checkStreaming(options.name, options.streaming);
     this.toolManager = new ToolManager(Array.isArray(options.tools) ? options.tools : []);
     for (const toolkit of options.toolkits ?? []) this.toolManager.addToolkit(toolkit);
     if (typeof options.tools === 'function') this.dynamicTools = options.tools;
@@ -184,4 +188,21 @@ export class Agent {
     }
     return retrieverError === undefined ? { text } : { text, retrieverError };
   }
+}
+
+/** `AgentOptions.streaming` as the agent keeps it; a bad interval fails at definition time, saying the bounds. */
+function checkStreaming(agent: string, streaming: AgentOptions['streaming']): false | { intervalMs?: number } {
+  if (streaming === false) return false;
+  if (streaming === undefined || streaming === true) return {};
+  const { intervalMs } = streaming;
+  if (
+    intervalMs !== undefined &&
+    !(Number.isInteger(intervalMs) && intervalMs >= MIN_DELTA_INTERVAL_MS && intervalMs <= MAX_DELTA_INTERVAL_MS)
+  ) {
+    throw new TypeError(
+      `Agent '${agent}': streaming.intervalMs must be an integer from ${MIN_DELTA_INTERVAL_MS} to ` +
+        `${MAX_DELTA_INTERVAL_MS} (ms), got ${String(intervalMs)}`,
+    );
+  }
+  return intervalMs !== undefined ? { intervalMs } : {};
 }

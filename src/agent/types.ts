@@ -93,4 +93,11 @@ export interface AgentOptions {
   mcp?: MCPConfiguration;
   /** MCP questions to people: how long one waits before the server is told `cancel` (ms or e.g. `'24h'`). */
   elicitation?: { timeout?: string | number };
+  /**
+   * Model streaming in durable runs (default on): each step's model call streams, and its text, reasoning and
+   * tool-input pieces are published on the run's stream as they are written (`run.stream()`, topic `deltas`). The
+   * first piece of a step goes out at once, later ones every `intervalMs` (default 100, 20 to 5,000). `false` calls
+   * the model without streaming and publishes nothing. A run's `streaming` start option overrides it.
+   */
+  streaming?: boolean | { intervalMs?: number };
 }

@@ -44,6 +44,14 @@ export interface GenerateInput {
    * its route carries none (see {@link ToolCallRoute}). Without it (earlier workflows) every route carries them.
    */
   argsFromCall?: true;
+  /**
+   * Since 0.4.0 (`PATCHES.modelDeltas`), when the step streams: the token this step's `generate` attempts tag their
+   * `deltas` publishes with (see `DeltaPublish`), so the run takes model output only from its own step. Without it
+   * the model call is not streamed and nothing is published.
+   */
+  streamToken?: string;
+  /** With {@link streamToken}: how often (ms) a streaming attempt publishes its pieces after the first one. */
+  streamIntervalMs?: number;
 }
 
 /** A server's tool listing as a run recorded it, by content version (equal versions list equal tools). */

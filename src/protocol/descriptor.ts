@@ -102,6 +102,11 @@ export interface AgentDescription {
    * copy came from another attempt of `describeAgent` (a retriever that answered differently) reads the run instead.
    */
   seedId?: string;
+  /**
+   * Since 0.4.0: the agent's `streaming` option. `false`: its steps are not streamed; an object: the batch interval.
+   * Absent (the default, and descriptions recorded before): streamed with the default interval.
+   */
+  streaming?: false | { intervalMs?: number };
 }
 
 /** The run-scoped data given to tools, hooks and approval functions. Serializable: it is stored in history. */

@@ -20,6 +20,21 @@ export const RUN_STREAM_TOPICS = {
   deltas: 'deltas',
 } as const;
 
+/**
+ * How often (ms) a streaming `generate` attempt publishes its pieces after the first, which goes out at once. Each
+ * publish is a signal (a history event, an action on Temporal Cloud) and a workflow task: see docs/performance.md.
+ */
+export const DEFAULT_DELTA_INTERVAL_MS = 100;
+/** Bounds of a batch interval (agent option or per-run override). */
+export const MIN_DELTA_INTERVAL_MS = 20;
+export const MAX_DELTA_INTERVAL_MS = 5_000;
+/** UTF-8 bytes of one {@link DeltaPublish}'s pieces' text at most: a publisher splits above it, the run drops above it. */
+export const MAX_DELTA_PUBLISH_BYTES = 32_768;
+/** Pieces one {@link DeltaPublish} carries at most (a publisher starts another one above it). */
+export const MAX_DELTA_PARTS = 128;
+/** Characters of a piece's `id` or `toolName` at most (a publish with a longer one is dropped). */
+export const MAX_DELTA_ID_CHARS = 256;
+
 /** What a model delta adds to: the step's text, its reasoning, or the input of one tool call. */
 export type DeltaKind = 'text' | 'reasoning' | 'tool-input';
 

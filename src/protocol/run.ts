@@ -29,6 +29,11 @@ export interface AgentRunInput {
    * agent's settings (or the defaults), an object replaces the agent's fields (tools by name). See docs/tool-routing.md.
    */
   toolRouting?: RunToolRoutingOverride;
+  /**
+   * Model streaming for this run, over the agent's `streaming` option: `false` publishes no model deltas, `true`
+   * streams with the agent's interval, an object sets the interval (ms, clamped to 20..5,000). See docs/durable-runs.md.
+   */
+  streaming?: boolean | { intervalMs?: number };
   /** Set by the workflow itself when it continues as new. */
   continuation?: RunContinuation;
 }

@@ -1,0 +1,189 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
+import { getGlobalLogger } from '../../logger.js';
+import type { ModelDelta } from '../../models/call-model.js';
+import {
+  MAX_DELTA_ID_CHARS,
+  MAX_DELTA_PARTS,
+  MAX_DELTA_PUBLISH_BYTES,
+  RUN_STREAM_TOPICS,
+  truncateUtf8,
+  utf8Length,
+  type DeltaPart,
+  type DeltaPublish,
+} from '../../protocol/index.js';
+
+/** How long the stream client retries one publish before it gives it up (deltas are for watchers, never the step). */
+const STREAM_RETRY = '10 seconds';
+/** How long the end of a step waits for its last pieces to be published. */
+const CLOSE_TIMEOUT_MS = 5_000;
+/** Room kept under {@link MAX_DELTA_PUBLISH_BYTES} for the JSON around the pieces' text (ids, kinds, brackets). */
+const BATCH_BYTES = MAX_DELTA_PUBLISH_BYTES - 4_096;
+/** A piece of text is cut to this many UTF-8 bytes at most; a longer one is sent over several publishes. */
+const PIECE_BYTES = 8_192;
+
+/** Where a `generate` attempt publishes: the run's token for the step, the step, this attempt, the batch interval. */
+export interface DeltaPublisherOptions {
+  token: string;
+  step: number;
+  attempt: number;
+  intervalMs: number;
+}
+
+/**
+ * Publishes one `generate` attempt's model output on the run stream's `deltas` topic as {@link DeltaPublish}
+ * batches: the attempt's first piece at once (time to first token is what people feel), later ones together at most
+ * once per interval, each batch at most {@link MAX_DELTA_PUBLISH_BYTES} (a longer piece is split), one publish at
+ * a time in order. Publishing never fails the step: a publish that fails is retried by the stream client for a
+ * while, then logged and dropped (the step's final message, which the run records, stands in for it).
+ */
+export class DeltaPublisher {
+  private parts: DeltaPart[] = [];
+  private bytes = 0;
+  private readonly ready: DeltaPart[][] = [];
+  private readonly named = new Set<string>();
+  private started = false;
+  private lastSentAt = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private pumping: Promise<void> | undefined;
+  private stream: WorkflowStreamClient | undefined;
+  private closed = false;
+  private failures = 0;
+
+  constructor(private readonly options: DeltaPublisherOptions) {}
+
+  /** The `onDelta` listener of the model call. Never throws: a publishing problem must not end the model call. */
+  readonly onDelta = (delta: ModelDelta): void => {
+    try {
+      if (this.closed || delta.delta === '') return;
+      // The run would drop a whole publish for an overlong id: this piece alone is left out (the final message has it).
+      const toolName = delta.type === 'tool-input' ? delta.toolName : '';
+      if (delta.id.length > MAX_DELTA_ID_CHARS || toolName.length > MAX_DELTA_ID_CHARS) return;
+      this.add(delta);
+      if (!this.started) {
+        // The attempt's first piece: at once.
+        this.started = true;
+        this.send();
+      } else if (!this.timer) {
+        const wait = this.lastSentAt + this.options.intervalMs - Date.now();
+        if (wait <= 0) this.send();
+        else this.timer = setTimeout(() => this.send(), wait);
+      }
+    } catch (err) {
+      this.failed(err);
+    }
+  };
+
+  /** Publishes what is left and waits for it (at most {@link CLOSE_TIMEOUT_MS}); never throws. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.send();
+    this.closed = true;
+    const drained = (async () => {
+      while (this.pumping) await this.pumping;
+      await this.stream?.[Symbol.asyncDispose]();
+    })().catch((err: unknown) => this.failed(err));
+    const timeout = new AbortController();
+    await Promise.race([drained, delay(CLOSE_TIMEOUT_MS, undefined, { signal: timeout.signal }).catch(() => {})]);
+    timeout.abort();
+  }
+
+  /** The attempt failed or was cancelled: nothing more is published (what a next attempt writes replaces it). */
+  abandon(): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.parts = [];
+    this.ready.length = 0;
+    void this.stream?.[Symbol.asyncDispose]().catch((err: unknown) => this.failed(err));
+  }
+
+  /** Adds a delta to the current batch: merged into the previous piece of the same part, split when long. */
+  private add(delta: ModelDelta): void {
+    const kind = delta.type;
+    const toolName = kind === 'tool-input' && !this.named.has(delta.id) ? delta.toolName : undefined;
+    if (toolName !== undefined) this.named.add(delta.id);
+    let text = delta.delta;
+    let first = true;
+    while (text !== '') {
+      const room = Math.min(PIECE_BYTES, BATCH_BYTES - this.bytes);
+      if (room < 64 || this.parts.length >= MAX_DELTA_PARTS) {
+        this.cut();
+        continue;
+      }
+      const piece = truncateUtf8(text, room) || text.slice(0, 2);
+      text = text.slice(piece.length);
+      const last = this.parts[this.parts.length - 1];
+      const named = first && toolName !== undefined;
+      // Bytes of the piece's text in JSON, plus the part around it when it starts one.
+      this.bytes += utf8Length(JSON.stringify(piece)) - 2;
+      if (last && last.id === delta.id && last.kind === kind && !named) {
+        last.text += piece;
+      } else {
+        this.parts.push({ id: delta.id, kind, text: piece, ...(named ? { toolName } : {}) });
+        this.bytes += 48 + utf8Length(JSON.stringify(delta.id)) + (named ? utf8Length(JSON.stringify(toolName)) : 0);
+      }
+      first = false;
+    }
+  }
+
+  /** Moves the current batch to the publishing queue. */
+  private cut(): void {
+    if (this.parts.length === 0) return;
+    this.ready.push(this.parts);
+    this.parts = [];
+    this.bytes = 0;
+  }
+
+  private send(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.cut();
+    if (this.ready.length === 0) return;
+    this.lastSentAt = Date.now();
+    this.startPump();
+  }
+
+  private startPump(): void {
+    if (this.pumping) return;
+    this.pumping = this.pump().finally(() => {
+      this.pumping = undefined;
+      // A batch queued after the loop's last look, before this ran.
+      if (this.ready.length > 0) this.startPump();
+    });
+  }
+
+  /** Publishes the queued batches one after the other, each confirmed before the next (keeps their order). */
+  private async pump(): Promise<void> {
+    for (let parts = this.ready.shift(); parts; parts = this.ready.shift()) {
+      try {
+        this.stream ??= WorkflowStreamClient.fromWithinActivity({
+          batchInterval: this.options.intervalMs,
+          maxRetryDuration: STREAM_RETRY,
+        });
+        const { token, step, attempt } = this.options;
+        const item: DeltaPublish = { token, step, attempt, parts };
+        // A Payload from the default converter, which the workflow decodes with (the codec runs on the signal).
+        this.stream.topic(RUN_STREAM_TOPICS.deltas).publish(defaultPayloadConverter.toPayload(item), {
+          forceFlush: true,
+        });
+        await this.stream.flush();
+      } catch (err) {
+        this.failed(err);
+      }
+    }
+  }
+
+  private failed(err: unknown): void {
+    // The first few only: a stream that cannot be reached must not flood the worker's log.
+    if (++this.failures <= 3) {
+      getGlobalLogger().warn('Could not publish model deltas to the run stream; the final message stands in', {
+        step: this.options.step,
+        attempt: this.options.attempt,
+        err: String(err),
+      });
+    }
+  }
+}
