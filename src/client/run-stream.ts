@@ -10,6 +10,7 @@ import {
   type RunEvent,
   type StreamedProgress,
 } from '../protocol/index.js';
+import type { StreamedDeltas } from '../protocol/run-stream.js';
 import { runStreamTailQuery } from '../protocol/run-messages.js';
 
 export { RunWithoutStreamError } from './errors/run-without-stream-error.js';
@@ -21,6 +22,8 @@ export { RunWithoutStreamError } from './errors/run-without-stream-error.js';
 export type RunStreamPart =
   | { type: 'event'; offset: number; event: RunEvent }
   | { type: 'progress'; offset: number; progress: StreamedProgress }
+  /** Model output as it is written, or a step attempt's reset (see `StreamedDeltas`). */
+  | { type: 'deltas'; offset: number; deltas: StreamedDeltas }
   /**
    * The items `[missedFrom, offset)` were dropped from the run's bounded log before this watcher read them (it fell
    * behind by more than the run keeps). Never a silent jump: read `run.state()` or the transcript for what they held.
@@ -159,6 +162,8 @@ class RunFeed {
       if (TERMINAL_EVENT_TYPES.has(value.type)) this.terminal = true;
     } else if (topic === RUN_STREAM_TOPICS.progress) {
       this.push({ type: 'progress', offset, progress: value as StreamedProgress });
+    } else if (topic === RUN_STREAM_TOPICS.deltas) {
+      this.push({ type: 'deltas', offset, deltas: value as StreamedDeltas });
     }
     return offset + 1;
   }
