@@ -33,12 +33,10 @@ export interface PrintedPart {
 }
 
 /**
- * Prints a run's stream read from its start. `push(part, show)`: every part goes through (the assembler needs the
- * whole stream to know each step's text); only parts with `show` are printed, so a watch can resume after the
- * events or offsets it already printed.
+ * Prints a run's stream (see {@link printedParts}, which reads it). It keeps what the terminal shows (an open live
+ * line, the steps whose text was written live) across the reads of one watch.
  */
 export class RunPrinter {
-  private readonly assembler = new FullStreamAssembler();
   private readonly style: Style;
   private readonly prefix: string;
   /** A live line is open (its text written, no newline yet). */
@@ -51,8 +49,8 @@ export class RunPrinter {
     this.prefix = options.linePrefix ?? '';
   }
 
-  push(part: RunStreamPart, show: boolean): PrintedPart {
-    const parts = this.assembler.push(part);
+  /** What `part` shows, given the full-stream parts it made (see `FullStreamAssembler`). */
+  print(part: RunStreamPart, parts: FullStreamPart[], show: boolean): PrintedPart {
     if (!show) return part.type === 'event' ? { text: '', event: part.event } : { text: '' };
     if (part.type === 'event') return { text: this.event(part.event, parts), event: part.event };
     if (part.type === 'truncated') {
@@ -129,6 +127,8 @@ export async function* printedParts(
   position: WatchPosition,
   options: { offsets: boolean } = { offsets: true },
 ): AsyncGenerator<PrintedPart> {
+  // Each read goes from the start of the stream: a fresh assembler knows each step's text so far.
+  const assembler = new FullStreamAssembler();
   let shown = position.lastSeq === 0;
   for await (const part of parts) {
     const isEvent = part.type === 'event';
@@ -136,7 +136,7 @@ export async function* printedParts(
       ? part.event.seq > position.lastSeq
       : shown && (!options.offsets || part.offset > position.lastOffset);
     if (isEvent && part.event.seq >= position.lastSeq) shown = true;
-    const printed = printer.push(part, show);
+    const printed = printer.print(part, assembler.push(part), show);
     if (!show) continue;
     if (options.offsets) position.lastOffset = part.offset;
     if (printed.event) position.lastSeq = printed.event.seq;
