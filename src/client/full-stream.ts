@@ -289,6 +289,8 @@ export class FullStreamAssembler {
         const step = this.step(event.step);
         this.close(step, event.step, ['text', 'reasoning', 'tool-input'], offset, out);
         step.recorded = true;
+        // Its recorded message stands: what was streamed of it is not needed any more (a long run stays small).
+        step.parts.clear();
         out.push({
           offset,
           type: 'finish-step',

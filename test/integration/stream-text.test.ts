@@ -8,7 +8,10 @@ import { Agent } from '../../src/agent/agent.js';
 import type { FullStreamPart } from '../../src/client/full-stream.js';
 import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
 import { createTool } from '../../src/tool/tool.js';
-import { createTestEnv } from '../support/temporal.js';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { AgentRun } from '../../src/client/agent-run.js';
+import type { AgentRunInput } from '../../src/protocol/index.js';
+import { createTestEnv, randomWorkflowId } from '../support/temporal.js';
 import { withAgentWorker } from '../support/agent-harness.js';
 
 let env: TestWorkflowEnvironment;
@@ -144,6 +147,48 @@ describe('streamText, textStream and fullStream', () => {
       expect(parts.at(-1)).toMatchObject({ type: 'error' });
       expect((await collect(result.textStream)).join('')).toBe('Starting.');
       await expect(result.text).rejects.toThrow(/the provider is gone/);
+    });
+  });
+
+  it('a run without a stream (shaped like one started on v0.3.0) gives text parts from its text events', async () => {
+    const note = createTool({
+      name: 'note',
+      description: 'Takes a note.',
+      parameters: z.object({ n: z.number() }),
+      execute: async ({ n }) => `noted ${n}`,
+    });
+    const model = new ScriptedLanguageModel([
+      ...Array.from({ length: 5 }, (_, i) => ({ toolCalls: [{ toolName: 'note', input: { n: i + 1 } }] })),
+      { text: 'five notes' },
+      { text: 'Resumed,\nwithout a stream.' },
+    ]);
+    const agent = new Agent({ name: 'scribe', instructions: '', model, tools: [note], maxSteps: 20 });
+    await withAgentWorker(env, [agent], async ({ start }) => {
+      // A run that continued as new carries its stream in its continuation; without it, the next one has none.
+      const run = await start('scribe', 'take notes', { historyEventBudget: 25 });
+      expect((await collect(run.textStream)).join('')).toBe('five notes');
+      const { workflowExecutionStartedEventAttributes: started } = (await run.handle.fetchHistory()).events![0]!;
+      const carried = defaultPayloadConverter.fromPayload<AgentRunInput>(started!.input!.payloads![0]!);
+      expect(carried.continuation).toBeDefined();
+      const { stream: _stream, ...continuation } = carried.continuation!;
+      const handle = await env.client.workflow.start('agentRun', {
+        taskQueue: (await run.handle.describe()).taskQueue,
+        workflowId: randomWorkflowId('v030-shaped'),
+        args: [{ ...carried, maxSteps: 20, continuation: { ...continuation, events: [] } }],
+        workflowExecutionTimeout: '1 minute',
+      });
+      const old = new AgentRun(env.client.workflow.getHandle(handle.workflowId));
+      const parts = await collect(old.fullStream);
+      expect(parts.at(-1)).toMatchObject({ type: 'finish', text: 'Resumed,\nwithout a stream.' });
+      const deltas = parts.filter((p) => p.type === 'text-delta');
+      expect(deltas).toEqual([expect.objectContaining({ text: 'Resumed,\nwithout a stream.', attempt: 0 })]);
+      // Offsets are the events' seqs here: resuming from one gives exactly the parts from there.
+      const seqs = parts.map((p) => p.offset);
+      expect(seqs[0]).toBe(1);
+      expect(await collect(old.fullStreamFrom({ from: deltas[0]!.offset }))).toEqual(
+        parts.filter((p) => p.offset >= deltas[0]!.offset),
+      );
+      expect((await collect(old.textStream)).join('')).toBe('Resumed,\nwithout a stream.');
     });
   });
 });
