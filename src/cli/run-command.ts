@@ -226,6 +226,15 @@ async function watch(run: AgentRun, after: number, ctx: CommandContext): Promise
         }
         if (prompter && !(await offerInline(run, event, { ...ctx, prompter }))) prompter = undefined;
       }
+      // The stream ended with no terminal event: a run Temporal terminated (or timed out) records none.
+      if (terminal === undefined && !ctx.signal?.aborted) {
+        const { status } = await run.handle.describe();
+        if (status.name !== 'RUNNING' && status.name !== 'CONTINUED_AS_NEW') {
+          write(printer.close());
+          ctx.note(`Run '${runName}' ended (${status.name}) without recording how.`);
+          return 1;
+        }
+      }
     } catch (error) {
       if (!isUnanswered(error) || ctx.signal?.aborted) throw error;
       write(printer.close());
