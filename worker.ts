@@ -7,6 +7,7 @@
 import { createAssistant, createConcierge, exampleEmbeddingModel, exampleModel } from './examples/agents.js';
 import { AgentTelemetry } from './src/telemetry/agent-telemetry.js';
 import { installRuntimeFromEnv } from './src/telemetry/worker-runtime.js';
+import { ProviderRegistry } from './src/models/provider-registry.js';
 import { createAgentWorker } from './src/worker/create-agent-worker.js';
 import { runUntilSignal } from './src/worker/run-until-signal.js';
 
@@ -14,6 +15,8 @@ import { runUntilSignal } from './src/worker/run-until-signal.js';
 installRuntimeFromEnv({ shutdownSignals: [] });
 const worker = await createAgentWorker({
   agents: [createAssistant(exampleModel()), createConcierge(exampleModel(), exampleEmbeddingModel())],
+  // The offline stand-in writes its answers in timed pieces, as a real model streams: a watcher sees them written.
+  providers: new ProviderRegistry({ offline: { stream: { chunkChars: 8, chunkDelayMs: 30 } } }),
   worker: {
     // After a worker dies, its runs' next tasks wait this long on its sticky queue before any worker may take them
     // (Temporal's default is 10 s). Shorter means faster recovery, at the cost of more history replays under load.

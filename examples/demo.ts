@@ -20,6 +20,7 @@ import { AgentClient } from '../src/client/agent-client.js';
 import type { AgentRun, AgentRunResult } from '../src/client/agent-run.js';
 import { createEventFormatter, formatDecision, formatValue } from '../src/cli/format.js';
 import { askApproval } from '../src/cli/inline-actions.js';
+import { printedParts, RunPrinter, type WatchPosition } from '../src/cli/live-text.js';
 import { createPrompter } from '../src/cli/prompter.js';
 import { createStyle, shouldColor } from '../src/cli/style.js';
 import { shellQuote } from '../src/cli/terminal-text.js';
@@ -73,6 +74,7 @@ function parseFlags(): { interactive: boolean; verbose: boolean; help: boolean }
 const flags = parseFlags();
 const style = createStyle(shouldColor(process.stdout, process.env));
 const say = (text = '') => process.stdout.write(`${text}\n`);
+const write = (text: string) => (text === '' ? undefined : process.stdout.write(text));
 const section = (title: string) => say(`\n${style.bold(`── ${title}`)}`);
 
 /** Runs cleanup steps in reverse order of registration, each at most once, whatever happened before. */
@@ -203,23 +205,24 @@ async function demo(cleanup: Cleanup, watchdog: Watchdog, startedAt: number): Pr
     const link = `${connection.uiUrl}/namespaces/${encodeURIComponent(connection.namespace)}/workflows/${encodeURIComponent(run.id)}`;
     say(`Follow it in the Temporal Web UI: ${style.cyan(link)}`);
   }
-  say(style.dim('Events as the run records them:'));
+  say(style.dim('Events as the run records them, and the answer as the model writes it:'));
 
-  const format = createEventFormatter({ style });
-  let after = 0;
+  const printer = new RunPrinter({ format: createEventFormatter({ style }), style, linePrefix: '  ' });
+  // Where the watch is: after the approval (and the crash) it goes on from there, nothing repeated.
+  const position: WatchPosition = { lastSeq: 0, lastOffset: -1 };
   let crashed = false;
   const toolsCalled = new Set<string>();
   for (;;) {
     let pending: Extract<RunEvent, { type: 'approval-requested' }> | undefined;
-    for await (const event of run.events({ after, signal: watchdog.signal })) {
-      after = event.seq;
-      if (event.type === 'tool-call') toolsCalled.add(event.toolName);
-      say(`  ${format(event)}`);
-      if (event.type === 'approval-requested') {
+    for await (const { text, event } of printedParts(run.parts({ signal: watchdog.signal }), printer, position)) {
+      write(text);
+      if (event?.type === 'tool-call') toolsCalled.add(event.toolName);
+      if (event?.type === 'approval-requested') {
         pending = event;
         break;
       }
     }
+    write(printer.close());
     watchdog.throwIfFailed();
     if (!pending) break;
 
@@ -286,11 +289,13 @@ async function routedRun(client: AgentClient, offline: boolean, watchdog: Watchd
   });
   say(`Started run ${style.bold(run.id)} of agent 'concierge':`);
   say(`  "${ROUTED_PROMPT}"`);
-  say(style.dim('Events as the run records them:'));
-  const format = createEventFormatter({ style });
+  say(style.dim('Events as the run records them, and the answer as the model writes it:'));
+  const printer = new RunPrinter({ format: createEventFormatter({ style }), style, linePrefix: '  ' });
   const calls: string[] = [];
-  for await (const event of run.events({ signal: watchdog.signal })) {
-    say(`  ${format(event)}`);
+  const position: WatchPosition = { lastSeq: 0, lastOffset: -1 };
+  for await (const { text, event } of printedParts(run.parts({ signal: watchdog.signal }), printer, position)) {
+    write(text);
+    if (!event) continue;
     if (event.type === 'tool-call') calls.push(routedCallName(event.toolName, event.args));
     if (event.type === 'approval-requested') {
       // A real model may reach send_email through callTool: it waits for a person like a direct call. This part of
@@ -302,6 +307,7 @@ async function routedRun(client: AgentClient, offline: boolean, watchdog: Watchd
       if (record) say(`  ${formatDecision(record, style)}`);
     }
   }
+  write(printer.close());
   watchdog.throwIfFailed();
   await watchdog.guard(run.result());
 

@@ -111,6 +111,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       client,
       connection,
       out,
+      write: (text: string) => io.stdout.write(text),
       note,
       style,
       env,

@@ -2,6 +2,7 @@
 // person. Every command returns its exit status; errors are thrown and explained by the caller.
 import type { AgentClient } from '../client/agent-client.js';
 import type { AgentRun } from '../client/agent-run.js';
+import type { RunStreamPart } from '../client/run-stream.js';
 import { NoWorkerError } from '../client/errors/no-worker-error.js';
 import { WorkerTimeoutError } from '../client/errors/worker-timeout-error.js';
 import { RunRequestRejectedError } from '../client/errors/run-request-rejected-error.js';
@@ -28,6 +29,7 @@ import {
 } from './format.js';
 import { elicitationDetails, formatElicitationAnswer } from './format-elicitation.js';
 import { INLINE_ACTIONS, type InlineContext } from './inline-actions.js';
+import { printedParts, RunPrinter, type WatchPosition } from './live-text.js';
 import type { Prompter } from './prompter.js';
 import { listRuns, runOutcome } from './run-overview.js';
 import type { Style } from './style.js';
@@ -40,6 +42,8 @@ export interface CommandContext {
   connection: ConnectionInfo;
   /** Writes one line (or several) of results to stdout. */
   out(text: string): void;
+  /** Writes text to stdout as is (the model's text as it is written, no newline added). */
+  write(text: string): void;
   /** Writes notes and warnings to stderr. */
   note(text: string): void;
   style: Style;
@@ -174,8 +178,10 @@ async function dispatch(command: ClientCommand, ctx: CommandContext): Promise<nu
 }
 
 /**
- * Prints a run's events until its terminal event. A worker that is down (killed, restarting) only delays the
- * stream: events are read from the last printed sequence number again, so nothing is lost or repeated. With a
+ * Prints a run's events until its terminal event, and the model's text as it is written when the run streams it (a
+ * retried model call that starts its step over is marked, then its text is written again). A worker that is down
+ * (killed, restarting) only delays the stream: it is read again and printed from the last printed sequence number
+ * and stream offset, so nothing is lost or repeated. With a
  * prompter (a person at a terminal), a pending approval or elicitation is offered for an answer as it comes.
  * Exit status: 0 when the run finished, 1 when it failed or was cancelled, 130 when interrupted.
  */
@@ -193,33 +199,63 @@ async function watch(run: AgentRun, after: number, ctx: CommandContext): Promise
     return state.status === 'completed' ? 0 : 1;
   }
 
-  let last = after;
   let terminal: RunEvent['type'] | undefined;
   let failure: string | undefined;
   let prompter = ctx.prompter;
   let waitingNoted = state === undefined;
+  // A running run is read from its stream (the model's text as it is written); an ended one from its recorded events.
+  let ended = state !== undefined && isEnded(state);
+  const position: WatchPosition = { lastSeq: after, lastOffset: -1 };
+  const printer = new RunPrinter({ format, style: ctx.style, timestamps: true });
+  const write = (text: string) => {
+    if (text !== '') ctx.write(text);
+  };
   while (terminal === undefined && !ctx.signal?.aborted) {
     try {
-      for await (const event of run.events({ after: last, ...(ctx.signal ? { signal: ctx.signal } : {}) })) {
-        last = event.seq;
+      const signal = ctx.signal ? { signal: ctx.signal } : {};
+      const parts = ended ? eventParts(run.events({ after: position.lastSeq, ...signal })) : run.parts(signal);
+      for await (const printed of printedParts(parts, printer, position, { offsets: !ended })) {
+        write(printed.text);
+        const event = printed.event;
+        if (!event) continue;
         waitingNoted = false;
-        ctx.out(format(event));
-        if (TERMINAL_EVENT_TYPES.has(event.type)) terminal = event.type;
         if (event.type === 'failed') failure = event.message;
-        else if (prompter && !(await offerInline(run, event, { ...ctx, prompter }))) prompter = undefined;
+        if (TERMINAL_EVENT_TYPES.has(event.type)) {
+          terminal = event.type;
+          break;
+        }
+        if (prompter && !(await offerInline(run, event, { ...ctx, prompter }))) prompter = undefined;
+      }
+      // The stream ended with no terminal event: a run Temporal terminated (or timed out) records none.
+      if (terminal === undefined && !ctx.signal?.aborted) {
+        const { status } = await run.handle.describe();
+        if (status.name !== 'RUNNING' && status.name !== 'CONTINUED_AS_NEW') {
+          write(printer.close());
+          ctx.note(`Run '${runName}' ended (${status.name}) without recording how.`);
+          return 1;
+        }
       }
     } catch (error) {
       if (!isUnanswered(error) || ctx.signal?.aborted) throw error;
+      write(printer.close());
       // Said once per outage, not every time the query times out again.
       if (!waitingNoted) {
-        ctx.note(ctx.style.yellow(`${(error as Error).message}\nStill waiting (after event #${last})…`));
+        ctx.note(ctx.style.yellow(`${(error as Error).message}\nStill waiting (after event #${position.lastSeq})…`));
         waitingNoted = true;
       }
+      // A run that ended meanwhile recorded its events: read them, with no worker.
+      ended ||= (await run.finalRecord().catch(() => undefined)) !== undefined;
     }
   }
+  write(printer.close());
   if (terminal === undefined) return INTERRUPTED;
   if (terminal === 'failed') await explainFailure(run, ctx, failure ?? '');
   return terminal === 'finished' ? 0 : 1;
+}
+
+/** Recorded events as stream parts (their offset is their `seq`). */
+async function* eventParts(events: AsyncIterable<RunEvent>): AsyncGenerator<RunStreamPart> {
+  for await (const event of events) yield { type: 'event', offset: event.seq, event };
 }
 
 /**

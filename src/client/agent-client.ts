@@ -13,6 +13,21 @@ import { connectClient } from '../connection/connect-client.js';
 import type { ConnectionSettings, TemporalConnectionOptions } from '../connection/connection-options.js';
 import { resolveConnection } from '../connection/resolve-connection.js';
 import { AgentRun, type AgentRunOptions, type AgentRunResult } from './agent-run.js';
+import type { FullStreamPart } from './full-stream.js';
+
+/** What `AgentClient.streamText` returns: the run, and its stream as the AI SDK's `streamText` result has it. */
+export interface StreamTextResult {
+  /** The run's workflow id (`client.getRun(runId)` finds it again from any process). */
+  runId: string;
+  /** The run itself: approve, deny, answer, cancel, resume its stream from an offset. */
+  run: AgentRun;
+  /** The text as the model writes it (see `AgentRun.textStream`). Each iteration reads from the run's start. */
+  textStream: AsyncIterable<string>;
+  /** Typed parts with offsets (see `AgentRun.fullStream`). Each iteration reads from the run's start. */
+  fullStream: AsyncIterable<FullStreamPart>;
+  /** The run's final text, once it has finished (rejects as `run.result()` does). Asked for on first use. */
+  readonly text: Promise<string>;
+}
 
 /**
  * Options of `AgentClient.start`: the run's own settings (user, conversation, serializable context stored in
@@ -126,6 +141,28 @@ export class AgentClient {
   ): Promise<AgentRunResult> {
     const run = await this.start(agentName, input, options);
     return await run.result();
+  }
+
+  /**
+   * Starts a run and returns its streams in the AI SDK's idiom: `for await (const text of result.textStream)`
+   * prints the answer as it is written; `fullStream` has every part (steps, tool calls, approvals, resets).
+   */
+  async streamText(
+    agentName: string,
+    input: string | TranscriptMessage[],
+    options: StartRunOptions = {},
+  ): Promise<StreamTextResult> {
+    const run = await this.start(agentName, input, options);
+    let text: Promise<string> | undefined;
+    return {
+      runId: run.id,
+      run,
+      textStream: run.textStream,
+      fullStream: run.fullStream,
+      get text() {
+        return (text ??= run.result().then((result) => result.text));
+      },
+    };
   }
 
   /** Recent agent runs (newest first), optionally filtered by a Temporal visibility query. */

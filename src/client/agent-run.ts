@@ -16,6 +16,7 @@ import {
   type RunStreamOptions,
   type RunStreamPart,
 } from './run-stream.js';
+import { toFullStream, toTextStream, type FullStreamPart } from './full-stream.js';
 import {
   FailureType,
   readTranscript,
@@ -302,6 +303,53 @@ export class AgentRun {
   async *stream(options: RunStreamOptions = {}): AsyncGenerator<RunStreamPart> {
     if (!(await this.hasStream(options.signal))) throw new RunWithoutStreamError(this.handle.workflowId);
     yield* streamRun(this.handle, options);
+  }
+
+  /**
+   * Like {@link stream}, and for a run started before 0.4.0 (no stream) its events as `event` parts whose offset is
+   * the event's `seq` (read by {@link events}, which a worker answers while the run runs).
+   */
+  async *parts(options: RunStreamOptions = {}): AsyncGenerator<RunStreamPart> {
+    const { signal } = options;
+    if (await this.hasStream(signal)) {
+      yield* streamRun(this.handle, options);
+      return;
+    }
+    const after = Math.max(0, Math.trunc(options.from ?? 0) - 1);
+    for await (const event of this.events({ after, ...(signal ? { signal } : {}) })) {
+      yield { type: 'event', offset: event.seq, event };
+    }
+  }
+
+  /**
+   * The run's stream as typed parts in the AI SDK's idiom (`start-step`, `text-start` / `text-delta` / `text-end`,
+   * `reasoning-*`, `tool-input-*`, `tool-call`, `tool-result`, `tool-approval-request`, `reset-step`, `finish-step`,
+   * `finish` / `error` / `abort`, ...), each with its stream offset, from the start of the run. The model's text
+   * comes as it is written when the run streams model deltas, else whole from each step's `text` event. Ends after
+   * the run's terminal part. See {@link fullStreamFrom} to resume, `FullStreamPart` for each part.
+   */
+  get fullStream(): AsyncIterable<FullStreamPart> {
+    return { [Symbol.asyncIterator]: () => this.fullStreamFrom() };
+  }
+
+  /**
+   * The text the model writes, as it writes it, across the run's steps: the concatenation of everything yielded is
+   * the text of the run's steps. Retry-safe as far as a string allows: after a retried model call starts over, its
+   * text is yielded only beyond what was already yielded for that step (see `TextStreamAssembler`). Ends after the
+   * run's terminal event (a failed or cancelled run ends it quietly: `run.result()` says why).
+   */
+  get textStream(): AsyncIterable<string> {
+    return { [Symbol.asyncIterator]: () => toTextStream(this.fullStreamFrom()) };
+  }
+
+  /**
+   * The {@link fullStream} from offset `from`: exactly the parts at or after it, so a watcher that reconnects with
+   * `from: lastPart.offset + 1` misses and repeats nothing (the run's stream is read from its start underneath, to
+   * know each step's text so far). A watcher that fell behind the run's bounded log gets a `truncated` part.
+   */
+  fullStreamFrom(options: RunStreamOptions = {}): AsyncGenerator<FullStreamPart> {
+    const { signal } = options;
+    return toFullStream(this.parts(signal ? { signal } : {}), options.from !== undefined ? { from: options.from } : {});
   }
 
   /**

@@ -1,5 +1,12 @@
 // `durable-agent/client`: start, watch, approve and cancel runs from any process. Loads no native Temporal worker.
-export { AgentClient, type AgentClientOptions, type StartRunOptions } from './agent-client.js';
+export { AgentClient, type AgentClientOptions, type StartRunOptions, type StreamTextResult } from './agent-client.js';
+export {
+  FullStreamAssembler,
+  TextStreamAssembler,
+  toFullStream,
+  toTextStream,
+  type FullStreamPart,
+} from './full-stream.js';
 export {
   AgentRun,
   type AgentRunOptions,
@@ -45,6 +52,9 @@ export {
   type StepSummary,
   type StopReason,
   type StreamedProgress,
+  type StreamedDeltas,
+  type DeltaPart,
+  type DeltaKind,
   type ToolProgress,
   type TranscriptMessage,
   type Usage,

@@ -16,6 +16,7 @@ import {
   makeUsage,
   resultToStream,
   sleep,
+  type StreamPacing,
 } from './local-model-support.js';
 import { OFFLINE_PROVIDER } from './offline-embedding-model.js';
 import { synthesizeArguments } from './schema-arguments.js';
@@ -45,6 +46,12 @@ export interface OfflineDemoModelOptions {
    * the steps go by; the pause honours the abort signal like a real request.
    */
   latencyMs?: number;
+  /**
+   * How `doStream` paces the answer (default: each part in one delta, no timer): e.g. `{ chunkChars: 8,
+   * chunkDelayMs: 30 }` writes it in pieces of 8 characters, 30 ms apart, as a real model streams, so a person
+   * watching the run sees the answer being written.
+   */
+  stream?: Omit<StreamPacing, 'abortSignal'>;
 }
 
 /**
@@ -71,10 +78,12 @@ export class OfflineDemoModel implements LanguageModelV4 {
   /** No URLs are fetched natively: the AI SDK downloads any files before calling. */
   readonly supportedUrls: Record<string, RegExp[]> = {};
   private readonly latencyMs: number;
+  private readonly pacing: Omit<StreamPacing, 'abortSignal'>;
 
   constructor(options: OfflineDemoModelOptions = {}) {
     this.modelId = options.modelId ?? OFFLINE_DEMO_MODEL_ID;
     this.latencyMs = options.latencyMs ?? 0;
+    this.pacing = { ...options.stream };
   }
 
   /** Answers one step of the conversation by the rules above. */
@@ -92,9 +101,9 @@ export class OfflineDemoModel implements LanguageModelV4 {
     };
   }
 
-  /** The same answer as {@link doGenerate}, replayed as a stream. */
+  /** The same answer as {@link doGenerate}, replayed as a stream paced by the `stream` option. */
   async doStream(options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {
-    return resultToStream(await this.doGenerate(options));
+    return resultToStream(await this.doGenerate(options), { ...this.pacing, abortSignal: options.abortSignal });
   }
 }
 

@@ -264,6 +264,15 @@ describe('durable-agent CLI', () => {
       const again = await cli(taskQueue, 'cancel', cancelled);
       expect(again.code).toBe(1);
       expect(again.stderr).toContain(`Run '${cancelled}' has already ended (CANCELLED); there is nothing to cancel.`);
+
+      // A run Temporal terminated records no terminal event: the watch says how it ended instead of waiting on.
+      const terminated = await start(taskQueue, EMAIL_PROMPT);
+      await pendingApproval(taskQueue, terminated);
+      await env.client.workflow.getHandle(terminated).terminate('by the test');
+      const cut = await cli(taskQueue, 'watch', terminated);
+      expect(cut.code).toBe(1);
+      expect(eventLines(cut.stdout).at(-1)).toMatch(/APPROVAL NEEDED/);
+      expect(cut.stderr).toContain(`Run '${terminated}' ended (TERMINATED) without recording how.`);
     });
   });
 

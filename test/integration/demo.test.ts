@@ -221,6 +221,10 @@ describe('npm run demo', () => {
       expect(isAlive(Number(firstWorker[1]))).toBe(false);
       expect(isAlive(Number(secondWorker[1]))).toBe(false);
       expect(output).not.toContain('Demo failed');
+      // Each answer is shown once, as the model writes it (live) or as its step recorded it: never twice.
+      expect(output.match(/model says: /g)).toHaveLength(2);
+      expect(output).not.toContain('↺');
+      expect(output).toContain('Events as the run records them, and the answer as the model writes it:');
     },
     DEMO_TIMEOUT_MS,
   );

@@ -151,6 +151,39 @@ describe('OfflineDemoModel', () => {
   });
 });
 
+/** The parts of a model stream, each with when it arrived. */
+async function readStream<T>(stream: ReadableStream<T>): Promise<Array<{ part: T; at: number }>> {
+  const reader = stream.getReader();
+  const started = performance.now();
+  const parts: Array<{ part: T; at: number }> = [];
+  for (let next = await reader.read(); !next.done; next = await reader.read()) {
+    parts.push({ part: next.value, at: performance.now() - started });
+  }
+  return parts;
+}
+
+describe('OfflineDemoModel streaming', () => {
+  it('writes its answer in timed pieces with the stream option, the same answer as doGenerate', async () => {
+    const prompt = [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'Hello there' }] }];
+    const paced = new OfflineDemoModel({ stream: { chunkChars: 8, chunkDelayMs: 20 } });
+    const { stream } = await paced.doStream({ prompt });
+    const deltas = (await readStream(stream)).flatMap(({ part, at }) =>
+      part.type === 'text-delta' ? [{ text: part.delta, at }] : [],
+    );
+    const answer = await new OfflineDemoModel().doGenerate({ prompt });
+    const text = answer.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
+    expect(deltas.map((d) => d.text).join('')).toBe(text);
+    expect(deltas.length).toBe(Math.ceil(text.length / 8));
+    expect(deltas.every((d) => d.text.length <= 8)).toBe(true);
+    // Paced: the last piece comes at least (pieces - 1) × 20 ms after the first (timers may run late, never early).
+    expect(deltas.at(-1)!.at - deltas[0]!.at).toBeGreaterThanOrEqual((deltas.length - 1) * 20 - 5);
+    // Without the option, one piece and no timer.
+    const { stream: whole } = await new OfflineDemoModel().doStream({ prompt });
+    const pieces = (await readStream(whole)).flatMap(({ part }) => (part.type === 'text-delta' ? [part.delta] : []));
+    expect(pieces).toEqual([text]);
+  });
+});
+
 describe('OfflineEmbeddingModel', () => {
   const model = new OfflineEmbeddingModel();
 

@@ -1,0 +1,145 @@
+// A run's stream as a terminal shows it: the event lines of `watch`, and the model's text written out as it comes
+// (model deltas), with a marker line when a retried model call starts its step over. Pure: it returns the text to
+// write, and the caller writes it. Model text is untrusted: every piece is made terminal-safe before it is written
+// (a piece is never joined with the next before that, so an escape sequence split across pieces stays inert too).
+import { FullStreamAssembler, type FullStreamPart } from '../client/full-stream.js';
+import type { RunStreamPart } from '../client/run-stream.js';
+import type { RunEvent } from '../protocol/index.js';
+import type { EventFormatter } from './format.js';
+import { PLAIN, type Style } from './style.js';
+import { terminalSafe } from './terminal-text.js';
+
+const INDENT = '    ';
+
+/** Options of {@link RunPrinter}. */
+export interface RunPrinterOptions {
+  /** Formats the event lines (see `createEventFormatter`). */
+  format: EventFormatter;
+  style?: Style;
+  /** Start a live line with the time of day, as event lines with timestamps do. Default false. */
+  timestamps?: boolean;
+  /** Written before each line (the demo indents its lines). Default none. */
+  linePrefix?: string;
+  /** The clock for a live line's time. */
+  now?: () => Date;
+}
+
+/** What one part of the stream shows. */
+export interface PrintedPart {
+  /** Text to write as is (newlines included; a live line stays open until its step's text is recorded). */
+  text: string;
+  /** The run event the part carries, when it is one (for the caller's own bookkeeping: prompts, terminal state). */
+  event?: RunEvent;
+}
+
+/**
+ * Prints a run's stream (see {@link printedParts}, which reads it). It keeps what the terminal shows (an open live
+ * line, the steps whose text was written live) across the reads of one watch.
+ */
+export class RunPrinter {
+  private readonly style: Style;
+  private readonly prefix: string;
+  /** A live line is open (its text written, no newline yet). */
+  private open = false;
+  /** Steps whose text was written live, at least in part. */
+  private readonly live = new Set<number>();
+
+  constructor(private readonly options: RunPrinterOptions) {
+    this.style = options.style ?? PLAIN;
+    this.prefix = options.linePrefix ?? '';
+  }
+
+  /** What `part` shows, given the full-stream parts it made (see `FullStreamAssembler`). */
+  print(part: RunStreamPart, parts: FullStreamPart[], show: boolean): PrintedPart {
+    if (!show) return part.type === 'event' ? { text: '', event: part.event } : { text: '' };
+    if (part.type === 'event') return { text: this.event(part.event, parts), event: part.event };
+    if (part.type === 'truncated') {
+      return {
+        text:
+          this.close() +
+          `${this.prefix}${this.style.yellow(`(items ${part.missedFrom}–${part.offset - 1} of the run's stream were dropped before this watch read them)`)}\n`,
+      };
+    }
+    return { text: parts.map((full) => this.written(full)).join('') };
+  }
+
+  /** Ends an open live line (before anything else is written, a prompt or a note). */
+  close(): string {
+    if (!this.open) return '';
+    this.open = false;
+    return '\n';
+  }
+
+  private event(event: RunEvent, parts: FullStreamPart[]): string {
+    if (event.type === 'text' && this.live.has(event.step)) {
+      // The recorded text completes the live line (or replaces it after a marker, when they differ).
+      return parts.map((full) => this.written(full)).join('') + this.close();
+    }
+    return `${this.close()}${this.prefix}${this.options.format(event)}\n`;
+  }
+
+  /** What a full-stream part writes on a live line. */
+  private written(part: FullStreamPart): string {
+    const { style } = this;
+    if (part.type === 'reset-step') {
+      if (!this.live.has(part.step)) return '';
+      const why =
+        part.reason === 'retry'
+          ? `the model call of step ${part.step} is retried (attempt ${part.attempt}): its text so far is void`
+          : `step ${part.step} as recorded:`;
+      this.live.delete(part.step);
+      return `${this.close()}${this.prefix}${style.yellow(`↺ ${why}`)}\n`;
+    }
+    if (part.type !== 'text-delta' || part.text === '') return '';
+    let text = '';
+    if (!this.open) {
+      const time = this.options.timestamps ? `${style.dim(timeOfDay(this.options.now?.() ?? new Date()))} ` : '';
+      // No sequence number yet: the step's text event is recorded once the model is done.
+      const says = this.live.has(part.step) ? 'model says (continued):' : 'model says:';
+      text += `${this.prefix}${time}${style.dim('#…  ')} ${says} `;
+      this.open = true;
+    }
+    this.live.add(part.step);
+    return text + terminalSafe(part.text).replace(/\n/g, `\n${INDENT}`);
+  }
+}
+
+function timeOfDay(date: Date): string {
+  return date.toISOString().slice(11, 19);
+}
+
+/** Where a watch is: the last event and stream offset it printed. */
+export interface WatchPosition {
+  /** The `seq` of the last event printed (0: none; a watch `--after N` starts at N). */
+  lastSeq: number;
+  /** The offset of the last stream item printed (-1: none). */
+  lastOffset: number;
+}
+
+/**
+ * What a watch prints of `parts`, read from the start of the run's stream (or, with `offsets: false`, of its
+ * recorded events): only what comes after `position`, which it moves on. Model text is shown only after the event
+ * the watch starts after. Call it again with the same position after an outage: nothing is repeated or missed.
+ */
+export async function* printedParts(
+  parts: AsyncIterable<RunStreamPart>,
+  printer: RunPrinter,
+  position: WatchPosition,
+  options: { offsets: boolean } = { offsets: true },
+): AsyncGenerator<PrintedPart> {
+  // Each read goes from the start of the stream: a fresh assembler knows each step's text so far.
+  const assembler = new FullStreamAssembler();
+  let shown = position.lastSeq === 0;
+  for await (const part of parts) {
+    const isEvent = part.type === 'event';
+    const show = isEvent
+      ? part.event.seq > position.lastSeq
+      : shown && (!options.offsets || part.offset > position.lastOffset);
+    if (isEvent && part.event.seq >= position.lastSeq) shown = true;
+    const printed = printer.print(part, assembler.push(part), show);
+    if (!show) continue;
+    if (options.offsets) position.lastOffset = part.offset;
+    if (printed.event) position.lastSeq = printed.event.seq;
+    yield printed;
+  }
+}
