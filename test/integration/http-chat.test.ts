@@ -30,7 +30,7 @@ const authenticate: AgentHandlerOptions['authenticate'] = (request) => {
   return userId ? { userId } : null;
 };
 
-/** `delete_file` needs approval; `slow_step` takes a while (for resume and stop). */
+/** `delete_file` needs approval; `list_files` does not. */
 function filesAgent(model: ScriptedLanguageModel, deleted: string[]): Agent {
   const deleteFile = createTool({
     name: 'delete_file',
@@ -42,7 +42,13 @@ function filesAgent(model: ScriptedLanguageModel, deleted: string[]): Agent {
       return `deleted ${path}`;
     },
   });
-  return new Agent({ name: 'files', instructions: '', model, tools: [deleteFile] });
+  const listFiles = createTool({
+    name: 'list_files',
+    description: 'Lists files.',
+    parameters: z.object({}),
+    execute: async () => ['a.txt', 'b.txt'],
+  });
+  return new Agent({ name: 'files', instructions: '', model, tools: [deleteFile, listFiles] });
 }
 
 async function withChat<T>(
@@ -222,8 +228,9 @@ describe('durable-agent/http: useChat over a durable run', () => {
 
   it('resumes the running turn from its start, 204 when none; stop cancels it while closing only disconnects', async () => {
     const model = new ScriptedLanguageModel([
-      { text: 'Thinking it over.', toolCalls: [{ toolName: 'delete_file', input: { path: 'x' }, toolCallId: 'del-x' }] },
-      { text: 'never said' },
+      { text: 'Thinking it over.', toolCalls: [{ toolName: 'list_files', input: {}, toolCallId: 'ls' }] },
+      // The second step takes long enough to resume and stop it (the scripted wait ends when the run is cancelled).
+      { text: 'never said', delayMs: 60_000 },
     ]);
     await withChat(model, async ({ server, harness }) => {
       const id = chatId();
@@ -246,9 +253,15 @@ describe('durable-agent/http: useChat over a durable run', () => {
       });
       const resumed = await fetch(`${server.url}/api/chat/${id}/stream`, { headers: as('alice') });
       expect(resumed.status).toBe(200);
-      const replay = await chunksOf(resumed);
+      const secondStep = (chunks: UIMessageChunk[]) => chunks.filter((c) => c.type === 'start-step').length === 2;
+      const replay = await chunksOf(resumed, secondStep);
       expect(replay[0]).toMatchObject({ type: 'start', messageId: expect.stringMatching(/^msg-/) });
-      expect(textOf(await messageOf(replay))).toBe('Thinking it over.');
+      const replayed = await messageOf(replay);
+      expect(textOf(replayed)).toBe('Thinking it over.');
+      expect(replayed.parts.find((p) => p.type === 'tool-list_files')).toMatchObject({
+        state: 'output-available',
+        output: ['a.txt', 'b.txt'],
+      });
       // Mallory neither sees nor stops alice's turn.
       expect((await fetch(`${server.url}/api/chat/${id}/stream`, { headers: as('mallory') })).status).toBe(204);
       const foreignStop = await fetch(`${server.url}/api/chat/${id}/stop`, { method: 'POST', headers: as('mallory') });
@@ -262,7 +275,8 @@ describe('durable-agent/http: useChat over a durable run', () => {
       await expect(run.result()).rejects.toThrow();
       expect((await run.handle.describe()).status.name).toBe('CANCELLED');
       const tail = await chunksOf(await watching);
-      expect(tail.map((c: UIMessageChunk) => c.type)).toContain(tail.at(-1)?.type === 'abort' ? 'abort' : 'finish');
+      expect(tail.at(-1)).toEqual({ type: 'abort', reason: 'The run was cancelled.' } satisfies UIMessageChunk);
+      expect(textOf(await messageOf(tail))).toBe('Thinking it over.');
       expect((await fetch(`${server.url}/api/chat/${id}/stream`, { headers: as('alice') })).status).toBe(204);
     });
   });

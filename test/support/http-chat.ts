@@ -39,8 +39,14 @@ export async function serveHandler(
   };
 }
 
-/** The chunks of a UI message stream response, each validated by `ai`'s own schema (a failure throws). */
-export async function chunksOf(response: Response): Promise<UIMessageChunk[]> {
+/**
+ * The chunks of a UI message stream response, each validated by `ai`'s own schema (a failure throws), to its end or
+ * until `until` holds.
+ */
+export async function chunksOf(
+  response: Response,
+  until?: (chunks: UIMessageChunk[]) => boolean,
+): Promise<UIMessageChunk[]> {
   const chunks: UIMessageChunk[] = [];
   const parsed = parseJsonEventStream({ stream: response.body!, schema: uiMessageChunkSchema });
   const reader = parsed.getReader();
@@ -49,6 +55,11 @@ export async function chunksOf(response: Response): Promise<UIMessageChunk[]> {
     if (done) return chunks;
     if (!result.success) throw result.error;
     chunks.push(result.value as UIMessageChunk);
+    if (until?.(chunks)) {
+      // Stops reading (the connection closes: a page that goes away).
+      await reader.cancel();
+      return chunks;
+    }
   }
 }
 
