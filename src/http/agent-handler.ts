@@ -42,7 +42,9 @@ export interface AgentHandlerOptions {
    * Who sends the request (a session cookie, a bearer token…), or `null`/`undefined` to refuse it with 401. Required:
    * every route needs a user, and a run is only ever served to the user who started it.
    */
-  authenticate: (request: Request) => AuthenticatedUser | null | undefined | Promise<AuthenticatedUser | null | undefined>;
+  authenticate: (
+    request: Request,
+  ) => AuthenticatedUser | null | undefined | Promise<AuthenticatedUser | null | undefined>;
   /** More options of a new run (task queue, context, step budget…); `userId` and `workflowId` are the handler's. */
   startOptions?: (context: ChatTurnContext) => StartRunOptions | Promise<StartRunOptions>;
   /**
@@ -85,7 +87,7 @@ const elicitationAnswerSchema = z.strictObject({
  */
 export function createAgentHandler(options: AgentHandlerOptions): (request: Request) => Promise<Response> {
   if (typeof options.authenticate !== 'function') {
-    throw new TypeError('createAgentHandler needs authenticate(request): every route serves one user\'s runs.');
+    throw new TypeError("createAgentHandler needs authenticate(request): every route serves one user's runs.");
   }
   const settings = { ...DEFAULTS, ...definedOnly(options) };
   const prefix = options.workflowIdPrefix ?? 'chat-';
@@ -168,7 +170,7 @@ function checkOrigin(request: Request, url: URL, allowed: string[]): void {
     new HttpRefusal(
       403,
       RefusalCode.HttpOriginRefused,
-      'This origin may not call the agent handler: serve the page from the handler\'s origin or list it in ' +
+      "This origin may not call the agent handler: serve the page from the handler's origin or list it in " +
         'allowedOrigins.',
     );
   if (origin !== null) {
@@ -233,7 +235,8 @@ async function postChat(context: RequestContext, options: AgentHandlerOptions): 
   }
   const existing = await findTurn(client, context, chat.chatId);
   if (existing?.running) throw turnInProgress();
-  const extra = (await options.startOptions?.({ user: context.user, chatId: chat.chatId, request: context.request })) ?? {};
+  const extra =
+    (await options.startOptions?.({ user: context.user, chatId: chat.chatId, request: context.request })) ?? {};
   let run: AgentRun;
   try {
     run = await client.start(options.agent, chat.text, {
@@ -241,7 +244,10 @@ async function postChat(context: RequestContext, options: AgentHandlerOptions): 
       userId: context.user.userId,
       conversationId: chat.chatId,
       workflowId: context.turnId(chat.chatId),
-      workflow: { ...extra.workflow, memo: { ...extra.workflow?.memo, webUser: context.user.userId, webChat: chat.chatId } },
+      workflow: {
+        ...extra.workflow,
+        memo: { ...extra.workflow?.memo, webUser: context.user.userId, webChat: chat.chatId },
+      },
     });
   } catch (error) {
     // Two tabs sending at once: the second finds the first's turn running.
@@ -272,7 +278,7 @@ async function decideApprovals(run: AgentRun, approvals: ApprovalResponse[], use
       throw new HttpRefusal(
         403,
         RefusalCode.ApprovalTokenMismatch,
-        'The approval response does not carry the token of the run\'s request: decide on the request the page shows.',
+        "The approval response does not carry the token of the run's request: decide on the request the page shows.",
       );
     }
   }
@@ -421,7 +427,7 @@ function turnInProgress(): HttpRefusal {
   return new HttpRefusal(
     409,
     RefusalCode.HttpTurnInProgress,
-    'This chat\'s turn is still running: resume it (GET …/chat/:id/stream), wait for it, or stop it first.',
+    "This chat's turn is still running: resume it (GET …/chat/:id/stream), wait for it, or stop it first.",
   );
 }
 

@@ -85,7 +85,7 @@ export function parseChatRequest(body: unknown, limits: { maxMessageBytes: numbe
     }
     return { kind: 'message', chatId, text };
   }
-  if (last.role !== 'assistant') throw malformed('the last message must be the user\'s or an approval response');
+  if (last.role !== 'assistant') throw malformed("the last message must be the user's or an approval response");
   const approvals: ApprovalResponse[] = [];
   for (const part of last.parts) {
     if (!(part.type.startsWith('tool-') || part.type === 'dynamic-tool') || part.state !== 'approval-responded') {
@@ -109,7 +109,7 @@ export function parseChatRequest(body: unknown, limits: { maxMessageBytes: numbe
     throw new HttpRefusal(
       400,
       RefusalCode.HttpUnsupported,
-      'The last message is the assistant\'s but carries no approval response: send a user message.',
+      "The last message is the assistant's but carries no approval response: send a user message.",
     );
   }
   return { kind: 'approvals', chatId, approvals, from: streamOffsetOf(last.metadata) };

@@ -10,7 +10,11 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
   const type = request.headers.get('content-type') ?? '';
   if (!/^application\/json\b/i.test(type)) {
-    throw new HttpRefusal(415, RefusalCode.InputMalformed, 'Send the body as JSON, with content-type: application/json.');
+    throw new HttpRefusal(
+      415,
+      RefusalCode.InputMalformed,
+      'Send the body as JSON, with content-type: application/json.',
+    );
   }
   if (!request.body) throw malformed('the body is empty');
   const reader = request.body.getReader();

@@ -219,7 +219,11 @@ export class UiMessageChunkMapper {
     if (texts.length > 0) out.push(...this.resetStep());
     if (text.length === 0) return out;
     const uiId = `text-${step}`;
-    out.push({ type: 'text-start', id: uiId }, { type: 'text-delta', id: uiId, delta: text }, { type: 'text-end', id: uiId });
+    out.push(
+      { type: 'text-start', id: uiId },
+      { type: 'text-delta', id: uiId, delta: text },
+      { type: 'text-end', id: uiId },
+    );
     this.stepWritten = true;
     return out;
   }
@@ -256,7 +260,9 @@ export class UiMessageChunkMapper {
         if (!part) {
           part = { kind: piece.kind, uiId: `${piece.kind}-${deltas.step}-${deltas.attempt}-${piece.id}`, text: '' };
           this.open.set(key, part);
-          out.push(piece.kind === 'text' ? { type: 'text-start', id: part.uiId } : { type: 'reasoning-start', id: part.uiId });
+          out.push(
+            piece.kind === 'text' ? { type: 'text-start', id: part.uiId } : { type: 'reasoning-start', id: part.uiId },
+          );
         }
         part.text += piece.text;
         out.push(

@@ -12,7 +12,11 @@ function part(message: UIMessage, index: number): ReactElement | null {
   const p = message.parts[index]!;
   if (p.type === 'text') return h('span', { key: index, className: 'text' }, p.text);
   if (!p.type.startsWith('tool-') || !('state' in p)) return null;
-  return h('div', { key: index, className: 'tool', 'data-tool': p.type.slice(5), 'data-state': p.state }, p.type.slice(5));
+  return h(
+    'div',
+    { key: index, className: 'tool', 'data-tool': p.type.slice(5), 'data-state': p.state },
+    p.type.slice(5),
+  );
 }
 
 function App(): ReactElement {
@@ -42,12 +46,20 @@ function App(): ReactElement {
       h('div', { key: m.id, className: 'message', 'data-role': m.role }, ...m.parts.map((_, i) => part(m, i))),
     ),
     ...approvals.map((id) =>
-      h('button', { key: id, className: 'approve', onClick: () => void addToolApprovalResponse({ id, approved: true }) }, 'Approve'),
+      h(
+        'button',
+        { key: id, className: 'approve', onClick: () => void addToolApprovalResponse({ id, approved: true }) },
+        'Approve',
+      ),
     ),
     h(
       'form',
       { onSubmit: submit },
-      h('input', { id: 'input', value: input, onChange: (e: { target: { value: string } }) => setInput(e.target.value) }),
+      h('input', {
+        id: 'input',
+        value: input,
+        onChange: (e: { target: { value: string } }) => setInput(e.target.value),
+      }),
       h('button', { id: 'send', type: 'submit' }, 'Send'),
     ),
     h(

@@ -85,7 +85,8 @@ function webAgent(): Agent {
   return new Agent({ name: 'web', instructions: '', model, tools: [deleteFile, wait] });
 }
 
-const PAGE = '<!doctype html><html><body><div id="root"></div><script type="module" src="/app.js"></script></body></html>';
+const PAGE =
+  '<!doctype html><html><body><div id="root"></div><script type="module" src="/app.js"></script></body></html>';
 
 async function withPage<T>(fn: (page: Page, server: TestHttpServer, harness: HarnessClient) => Promise<T>): Promise<T> {
   return await withAgentWorker(env, [webAgent()], async (harness) => {
@@ -174,10 +175,13 @@ describe('useChat in a real browser', () => {
       await page.click('#stop');
       await page.waitForSelector('#status:text("ready")');
       await expect
-        .poll(async () => {
-          for await (const run of harness.client.list(`TaskQueue = '${harness.taskQueue}'`)) return run.status;
-          return undefined;
-        }, { timeout: 20_000 })
+        .poll(
+          async () => {
+            for await (const run of harness.client.list(`TaskQueue = '${harness.taskQueue}'`)) return run.status;
+            return undefined;
+          },
+          { timeout: 20_000 },
+        )
         .toBe('CANCELLED');
       expect(await countOf(page, 'never said')).toBe(0);
     });

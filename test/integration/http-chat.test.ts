@@ -124,7 +124,10 @@ const chatId = () => `chat${Math.random().toString(36).slice(2, 10)}`;
 
 function approvalModel(): ScriptedLanguageModel {
   return new ScriptedLanguageModel([
-    { text: 'Deleting a.txt.', toolCalls: [{ toolName: 'delete_file', input: { path: 'a.txt' }, toolCallId: 'del-a' }] },
+    {
+      text: 'Deleting a.txt.',
+      toolCalls: [{ toolName: 'delete_file', input: { path: 'a.txt' }, toolCallId: 'del-a' }],
+    },
     { text: 'Done: a.txt is gone.' },
   ]);
 }
@@ -177,7 +180,7 @@ describe('durable-agent/http: useChat over a durable run', () => {
       { toolCalls: [{ toolName: 'delete_file', input: { path: 'b.txt' }, toolCallId: 'del-b' }] },
       { text: 'both gone' },
     ]);
-    await withChat(model, async ({ server, harness, deleted }) => {
+    await withChat(model, async ({ server, deleted }) => {
       const id = chatId();
       const message = await messageOf(await chunksOf(await postChat(server, id, [userMessage('delete both')])));
       const history = (m: UIMessage) => [userMessage('delete both'), m];
@@ -216,7 +219,10 @@ describe('durable-agent/http: useChat over a durable run', () => {
       const replay = await postChat(server, id, history(answered(message, true)));
       expect(await errorOf(replay)).toMatchObject({ status: 409, code: 'Approval.AlreadyDecided' });
 
-      const done = await messageOf(await chunksOf(await postChat(server, id, history(answered(next, false)))), answered(next, false));
+      const done = await messageOf(
+        await chunksOf(await postChat(server, id, history(answered(next, false)))),
+        answered(next, false),
+      );
       expect(done.parts.filter((p) => p.type === 'tool-delete_file').map((p) => 'state' in p && p.state)).toEqual([
         'output-available',
         'output-denied',
@@ -304,22 +310,100 @@ describe('durable-agent/http: useChat over a durable run', () => {
         const body = (value: unknown) => JSON.stringify(value);
         const good = { id: 'chat1', messages: [userMessage('hi')], trigger: 'submit-message' };
         const cases: Array<[string, RequestInit & { url?: string }, number, string]> = [
-          ['no credentials', { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(good) }, 401, 'Http.Unauthenticated'],
-          ['a wrong token', { method: 'POST', headers: { authorization: 'Bearer nope', 'content-type': 'application/json' }, body: body(good) }, 401, 'Http.Unauthenticated'],
+          [
+            'no credentials',
+            { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(good) },
+            401,
+            'Http.Unauthenticated',
+          ],
+          [
+            'a wrong token',
+            {
+              method: 'POST',
+              headers: { authorization: 'Bearer nope', 'content-type': 'application/json' },
+              body: body(good),
+            },
+            401,
+            'Http.Unauthenticated',
+          ],
           ['not JSON', { method: 'POST', headers: json, body: '{"id": "x", "messages": [' }, 400, 'Input.Malformed'],
-          ['no messages', { method: 'POST', headers: json, body: body({ id: 'chat1', messages: [] }) }, 400, 'Input.Malformed'],
-          ['a bad chat id', { method: 'POST', headers: json, body: body({ ...good, id: '../../etc' }) }, 400, 'Input.Malformed'],
-          ['a malformed part', { method: 'POST', headers: json, body: body({ ...good, messages: [{ id: 1, role: 'user', parts: 'x' }] }) }, 400, 'Input.Malformed'],
-          ['wrong content type', { method: 'POST', headers: as('alice', { 'content-type': 'text/plain' }), body: body(good) }, 415, 'Input.Malformed'],
-          ['an oversized body', { method: 'POST', headers: json, body: body({ ...good, messages: [userMessage('x'.repeat(70_000))] }) }, 413, 'Input.TooLarge'],
-          ['an oversized message', { method: 'POST', headers: json, body: body({ ...good, messages: [userMessage('é'.repeat(20_000))] }) }, 413, 'Input.TooLarge'],
-          ['regenerate', { method: 'POST', headers: json, body: body({ ...good, trigger: 'regenerate-message' }) }, 400, 'Http.Unsupported'],
-          ['a cross-site origin', { method: 'POST', headers: { ...json, origin: 'https://evil.example' }, body: body(good) }, 403, 'Http.OriginRefused'],
-          ['cross-site cookies', { method: 'POST', headers: { ...json, cookie: 'session=1', 'sec-fetch-site': 'cross-site' }, body: body(good) }, 403, 'Http.OriginRefused'],
-          ['an unknown route', { method: 'GET', headers: as('alice'), url: `${server.url}/api/nothing` }, 404, 'Http.NotFound'],
+          [
+            'no messages',
+            { method: 'POST', headers: json, body: body({ id: 'chat1', messages: [] }) },
+            400,
+            'Input.Malformed',
+          ],
+          [
+            'a bad chat id',
+            { method: 'POST', headers: json, body: body({ ...good, id: '../../etc' }) },
+            400,
+            'Input.Malformed',
+          ],
+          [
+            'a malformed part',
+            { method: 'POST', headers: json, body: body({ ...good, messages: [{ id: 1, role: 'user', parts: 'x' }] }) },
+            400,
+            'Input.Malformed',
+          ],
+          [
+            'wrong content type',
+            { method: 'POST', headers: as('alice', { 'content-type': 'text/plain' }), body: body(good) },
+            415,
+            'Input.Malformed',
+          ],
+          [
+            'an oversized body',
+            { method: 'POST', headers: json, body: body({ ...good, messages: [userMessage('x'.repeat(70_000))] }) },
+            413,
+            'Input.TooLarge',
+          ],
+          [
+            'an oversized message',
+            { method: 'POST', headers: json, body: body({ ...good, messages: [userMessage('é'.repeat(20_000))] }) },
+            413,
+            'Input.TooLarge',
+          ],
+          [
+            'regenerate',
+            { method: 'POST', headers: json, body: body({ ...good, trigger: 'regenerate-message' }) },
+            400,
+            'Http.Unsupported',
+          ],
+          [
+            'a cross-site origin',
+            { method: 'POST', headers: { ...json, origin: 'https://evil.example' }, body: body(good) },
+            403,
+            'Http.OriginRefused',
+          ],
+          [
+            'cross-site cookies',
+            {
+              method: 'POST',
+              headers: { ...json, cookie: 'session=1', 'sec-fetch-site': 'cross-site' },
+              body: body(good),
+            },
+            403,
+            'Http.OriginRefused',
+          ],
+          [
+            'an unknown route',
+            { method: 'GET', headers: as('alice'), url: `${server.url}/api/nothing` },
+            404,
+            'Http.NotFound',
+          ],
           ['a wrong method', { method: 'GET', headers: as('alice') }, 405, 'Http.MethodNotAllowed'],
-          ['an answer to an unknown chat', { method: 'POST', headers: json, url: `${url}/nochat/elicitations/q1`, body: body({ action: 'decline' }) }, 404, 'Http.NotFound'],
-          ['a malformed answer', { method: 'POST', headers: json, url: `${url}/nochat/elicitations/q1`, body: body({ action: 'maybe' }) }, 400, 'Input.Malformed'],
+          [
+            'an answer to an unknown chat',
+            { method: 'POST', headers: json, url: `${url}/nochat/elicitations/q1`, body: body({ action: 'decline' }) },
+            404,
+            'Http.NotFound',
+          ],
+          [
+            'a malformed answer',
+            { method: 'POST', headers: json, url: `${url}/nochat/elicitations/q1`, body: body({ action: 'maybe' }) },
+            400,
+            'Input.Malformed',
+          ],
         ];
         for (const [name, init, status, code] of cases) {
           const response = await fetch(init.url ?? url, init);
