@@ -9,15 +9,26 @@ import { Agent } from '../../src/agent/agent.js';
 import { createAgentHandler, type AgentHandlerOptions } from '../../src/http/index.js';
 import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
 import { createTool } from '../../src/tool/tool.js';
+import { MCPConfiguration } from '../../src/mcp/configuration.js';
+import { stdioAsking, stopAll } from '../fixtures/mcp/servers.js';
 import { createTestEnv } from '../support/temporal.js';
 import { withAgentWorker, type HarnessClient } from '../support/agent-harness.js';
-import { chunksOf, messageOf, serveHandler, textOf, userMessage, type TestHttpServer } from '../support/http-chat.js';
+import {
+  chunkReader,
+  chunksOf,
+  messageOf,
+  serveHandler,
+  textOf,
+  userMessage,
+  type TestHttpServer,
+} from '../support/http-chat.js';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
   env = await createTestEnv();
 });
 afterAll(async () => {
+  await stopAll();
   await env?.teardown();
 });
 
@@ -52,15 +63,16 @@ function filesAgent(model: ScriptedLanguageModel, deleted: string[]): Agent {
 }
 
 async function withChat<T>(
-  model: ScriptedLanguageModel,
+  model: ScriptedLanguageModel | Agent,
   fn: (chat: { server: TestHttpServer; harness: HarnessClient; deleted: string[] }) => Promise<T>,
   options: Partial<AgentHandlerOptions> = {},
 ): Promise<T> {
   const deleted: string[] = [];
-  return await withAgentWorker(env, [filesAgent(model, deleted)], async (harness) => {
+  const agent = model instanceof Agent ? model : filesAgent(model, deleted);
+  return await withAgentWorker(env, [agent], async (harness) => {
     const handler = createAgentHandler({
       client: harness.client,
-      agent: 'files',
+      agent: agent.name,
       authenticate,
       startOptions: () => ({ workflow: { workflowExecutionTimeout: '2 minutes' } }),
       onError: () => undefined,
@@ -285,6 +297,66 @@ describe('durable-agent/http: useChat over a durable run', () => {
       expect(textOf(await messageOf(tail))).toBe('Thinking it over.');
       expect((await fetch(`${server.url}/api/chat/${id}/stream`, { headers: as('alice') })).status).toBe(204);
     });
+  });
+
+  it("shows an MCP server's question as a data part and takes the answer the run validates", async () => {
+    const mcp = new MCPConfiguration({ servers: { asking: stdioAsking() } });
+    const model = new ScriptedLanguageModel({
+      stepSelection: 'assistant-turns',
+      steps: [{ toolCalls: [{ toolName: 'asking_ask', input: {}, toolCallId: 'ask' }] }, { text: 'Thanks.' }],
+    });
+    const agent = new Agent({ name: 'asker', instructions: '', model, mcp });
+    try {
+      await withChat(agent, async ({ server }) => {
+        const id = chatId();
+        const response = await postChat(server, id, [userMessage('ask me')]);
+        const reader = chunkReader(response);
+        const asked = await reader.until((c) => c.type === 'data-elicitation');
+        const question = asked.at(-1) as {
+          id: string;
+          data: { token: string; requestedSchema: unknown; status: string };
+        };
+        expect(question.data).toMatchObject({ status: 'pending', requestedSchema: { type: 'object' } });
+        const answer = (body: unknown, user: 'alice' | 'mallory' = 'alice', qid = question.id) =>
+          fetch(`${server.url}/api/chat/${id}/elicitations/${encodeURIComponent(qid)}`, {
+            method: 'POST',
+            headers: as(user, { 'content-type': 'application/json' }),
+            body: JSON.stringify(body),
+          });
+        const token = question.data.token;
+        expect(await errorOf(await answer({ action: 'accept', content: { ok: true }, token: 'forged' }))).toMatchObject(
+          {
+            status: 409,
+            code: 'Elicitation.TokenMismatch',
+          },
+        );
+        expect(await errorOf(await answer({ action: 'accept', content: { ok: 'yes' }, token }))).toMatchObject({
+          status: 422,
+          code: 'Elicitation.InvalidAnswer',
+        });
+        expect(
+          await errorOf(await answer({ action: 'accept', content: { ok: true }, token }, 'mallory')),
+        ).toMatchObject({
+          status: 404,
+          code: 'Http.NotFound',
+        });
+        expect(await errorOf(await answer({ action: 'decline', token }, 'alice', 'no-such-question'))).toMatchObject({
+          status: 409,
+          code: 'Elicitation.UnknownQuestion',
+        });
+        const accepted = await answer({ action: 'accept', content: { ok: true }, token });
+        expect(accepted.status).toBe(200);
+        expect(await accepted.json()).toMatchObject({ answered: { id: question.id, action: 'accept' } });
+        // The same response goes on: the part becomes the answer, the tool ends, the model answers.
+        const rest = await reader.rest();
+        const message = await messageOf([...asked, ...rest]);
+        expect(message.parts.find((p) => p.type === 'data-elicitation')).toMatchObject({ data: { status: 'accept' } });
+        expect(message.parts.find((p) => p.type === 'tool-asking_ask')).toMatchObject({ state: 'output-available' });
+        expect(textOf(message)).toBe('Thanks.');
+      });
+    } finally {
+      await mcp.disconnect();
+    }
   });
 
   it('sends SSE keep-alives while a run is quiet', async () => {

@@ -63,6 +63,22 @@ export async function chunksOf(
   }
 }
 
+/** Reads a response's chunks in stages: up to a chunk, then the rest. */
+export function chunkReader(response: Response) {
+  const reader = parseJsonEventStream({ stream: response.body!, schema: uiMessageChunkSchema }).getReader();
+  const read = async (stop?: (chunk: UIMessageChunk) => boolean): Promise<UIMessageChunk[]> => {
+    const chunks: UIMessageChunk[] = [];
+    for (;;) {
+      const { done, value: result } = await reader.read();
+      if (done) return chunks;
+      if (!result.success) throw result.error;
+      chunks.push(result.value as UIMessageChunk);
+      if (stop?.(result.value as UIMessageChunk)) return chunks;
+    }
+  };
+  return { until: (stop: (chunk: UIMessageChunk) => boolean) => read(stop), rest: () => read() };
+}
+
 /** The assistant message `chunks` build, as `useChat` builds it (continuing `message` if given). */
 export async function messageOf(chunks: UIMessageChunk[], message?: UIMessage): Promise<UIMessage> {
   const stream = new ReadableStream<UIMessageChunk>({
