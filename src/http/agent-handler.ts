@@ -2,72 +2,24 @@
 // web frontends speaking the AI SDK's UI message stream (`useChat`). Every route authenticates, finds the run of
 // this user's chat (never another user's), and decides approvals and answers questions through the run's own
 // updates, which check them: nothing the page sends back is trusted as history.
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { createHash } from 'node:crypto';
 import type { UIMessageChunk } from 'ai';
 import { z } from 'zod';
-import type { AgentClient, StartRunOptions } from '../client/agent-client.js';
+import type { AgentClient } from '../client/agent-client.js';
 import type { AgentRun } from '../client/agent-run.js';
 import { NoWorkerError } from '../client/errors/no-worker-error.js';
 import { RunRequestRejectedError } from '../client/errors/run-request-rejected-error.js';
 import { WorkerTimeoutError } from '../client/errors/worker-timeout-error.js';
 import { RefusalCode } from '../protocol/refusal-codes.js';
 import { CHAT_ID, parseChatRequest, type ApprovalResponse } from './chat-request.js';
+import { postAgUi } from './ag-ui-route.js';
+import { findTurn, notFound, sameToken, startTurn, type RequestContext, type Settings } from './chat-turns.js';
+import { DEFAULTS, type AgentHandlerOptions, type AuthenticatedUser } from './handler-options.js';
 import { HttpRefusal, refusalResponse } from './http-refusal.js';
 import { malformed, readJsonBody } from './read-body.js';
-import { sseResponse, type ChunkWriter } from './sse.js';
-import { approvalIdOf, UiMessageChunkMapper, type WebStreamPart } from './ui-message-chunks.js';
-import { stateWaitsForPage, WaitTracker } from './wait-tracker.js';
-
-/** Who a request comes from, as `authenticate` vouches. */
-export interface AuthenticatedUser {
-  /** Stable id of the user: runs are theirs alone (stored as the run's `userId`). */
-  userId: string;
-}
-
-/** What {@link AgentHandlerOptions.startOptions} is given to choose a new run's options. */
-export interface ChatTurnContext {
-  user: AuthenticatedUser;
-  chatId: string;
-  request: Request;
-}
-
-/** Options of {@link createAgentHandler}. */
-export interface AgentHandlerOptions {
-  /** Starts and finds the runs. */
-  client: AgentClient;
-  /** The agent a chat message starts a run of. */
-  agent: string;
-  /**
-   * Who sends the request (a session cookie, a bearer token…), or `null`/`undefined` to refuse it with 401. Required:
-   * every route needs a user, and a run is only ever served to the user who started it.
-   */
-  authenticate: (
-    request: Request,
-  ) => AuthenticatedUser | null | undefined | Promise<AuthenticatedUser | null | undefined>;
-  /** More options of a new run (task queue, context, step budget…); `userId` and `workflowId` are the handler's. */
-  startOptions?: (context: ChatTurnContext) => StartRunOptions | Promise<StartRunOptions>;
-  /**
-   * Origins whose browsers may call the handler, besides its own (the request URL's origin). A request with another
-   * `Origin` is refused, so a cross-site page cannot ride on the user's cookies.
-   */
-  allowedOrigins?: string[];
-  /** Largest request body in UTF-8 bytes (default 1 MiB). */
-  maxBodyBytes?: number;
-  /** Largest user message text, approval reason or answer in UTF-8 bytes (default 32 KiB). */
-  maxMessageBytes?: number;
-  /** How often an idle stream sends an SSE comment, in ms (default 15 s), so proxies keep it open. */
-  keepAliveMs?: number;
-  /** Prefix of the workflow ids of chat turns (default `chat-`). */
-  workflowIdPrefix?: string;
-  /** Told of unexpected failures (answered 500 with no details). Default: `console.error`. */
-  onError?: (error: unknown, request: Request) => void;
-}
-
-const DEFAULTS = { maxBodyBytes: 1024 * 1024, maxMessageBytes: 32 * 1024, keepAliveMs: 15_000 };
-/** How long a stream that looks parked on a person waits for more parts before asking the run to confirm. */
-const QUIET_MS = 250;
-const MAX_QUIET_MS = 5_000;
+import { sseResponse, UI_MESSAGE_STREAM_HEADERS, type SseFraming } from './sse.js';
+import { writeTurn, type TurnProtocol } from './turn-stream.js';
+import { approvalIdOf, UiMessageChunkMapper } from './ui-message-chunks.js';
 
 const elicitationAnswerSchema = z.strictObject({
   action: z.enum(['accept', 'decline', 'cancel']),
@@ -84,6 +36,8 @@ const elicitationAnswerSchema = z.strictObject({
  * - `GET …/chat/:chatId/stream`: the running turn from its start (`useChat({ resume: true })`), 204 when none.
  * - `POST …/chat/:chatId/stop`: cancels the running turn (closing the page only disconnects).
  * - `POST …/chat/:chatId/elicitations/:id`: answers an MCP server's question `{ action, content?, token }`.
+ * - `POST …/agui`: an AG-UI run (`RunAgentInput`; `threadId` is the chat id) answered with AG-UI events; the run
+ *   finishes with an interrupt per pending approval and question, answered by the next input's `resume`.
  */
 export function createAgentHandler(options: AgentHandlerOptions): (request: Request) => Promise<Response> {
   if (typeof options.authenticate !== 'function') {
@@ -97,7 +51,7 @@ export function createAgentHandler(options: AgentHandlerOptions): (request: Requ
     try {
       const url = new URL(request.url);
       const route = routeOf(url.pathname);
-      if (!route) throw notFound('No such route: the handler serves …/chat and …/chat/:chatId/(stream|stop).');
+      if (!route) throw notFound('No such route: the handler serves …/chat, …/chat/:chatId/(stream|stop) and …/agui.');
       if (request.method !== route.method) {
         throw new HttpRefusal(405, RefusalCode.HttpMethodNotAllowed, `Use ${route.method} for this route.`);
       }
@@ -114,6 +68,8 @@ export function createAgentHandler(options: AgentHandlerOptions): (request: Requ
           return await stopTurn(context, options.client, route.chatId);
         case 'elicitation':
           return await answerElicitation(context, options.client, route.chatId, route.questionId);
+        case 'agui':
+          return await postAgUi(context, options);
       }
     } catch (error) {
       return errorResponse(error, request, onError);
@@ -121,25 +77,15 @@ export function createAgentHandler(options: AgentHandlerOptions): (request: Requ
   };
 }
 
-type Settings = typeof DEFAULTS;
-
-interface RequestContext {
-  request: Request;
-  user: AuthenticatedUser;
-  /** The workflow id of a chat's turns: the user is part of it, so another user's chat is never found. */
-  turnId: (chatId: string) => string;
-  settings: Settings;
-  onError: (error: unknown, request: Request) => void;
-}
-
 type Route =
-  | { name: 'chat'; method: 'POST' }
+  | { name: 'chat' | 'agui'; method: 'POST' }
   | { name: 'stream' | 'stop'; method: 'GET' | 'POST'; chatId: string }
   | { name: 'elicitation'; method: 'POST'; chatId: string; questionId: string };
 
 /** The route of a path, by its last segments (so the handler mounts under any prefix). */
 function routeOf(pathname: string): Route | undefined {
   const segments = pathname.split('/').filter((s) => s !== '');
+  if (segments.at(-1) === 'agui') return { name: 'agui', method: 'POST' };
   const at = segments.lastIndexOf('chat');
   if (at === -1) return undefined;
   const rest = segments.slice(at + 1).map((s) => {
@@ -196,30 +142,6 @@ function userKey(userId: string): string {
   return createHash('sha256').update(userId).digest('hex').slice(0, 24);
 }
 
-/** The chat's latest turn, if it is this user's: its run pinned to its first execution, and whether it runs. */
-async function findTurn(
-  client: AgentClient,
-  context: RequestContext,
-  chatId: string,
-): Promise<{ run: AgentRun; running: boolean; messageId: string } | undefined> {
-  const workflowId = context.turnId(chatId);
-  let description;
-  try {
-    description = await client.temporal.workflow.getHandle(workflowId).describe();
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return undefined;
-    throw error;
-  }
-  // The workflow id already names the user; the memo is checked too, so a run started otherwise is never served.
-  if (description.memo?.webUser !== context.user.userId) return undefined;
-  const firstRunId = description.raw.workflowExecutionInfo?.firstRunId || description.runId;
-  return {
-    run: client.getRun(workflowId, { firstExecutionRunId: firstRunId }),
-    running: description.status.name === 'RUNNING',
-    messageId: `msg-${firstRunId}`,
-  };
-}
-
 async function postChat(context: RequestContext, options: AgentHandlerOptions): Promise<Response> {
   const body = await readJsonBody(context.request, context.settings.maxBodyBytes);
   const chat = parseChatRequest(body, context.settings);
@@ -233,27 +155,7 @@ async function postChat(context: RequestContext, options: AgentHandlerOptions): 
     await decideApprovals(turn.run, chat.approvals, context.user);
     return streamTurn(context, turn.run, chat.from, { type: 'start' });
   }
-  const existing = await findTurn(client, context, chat.chatId);
-  if (existing?.running) throw turnInProgress();
-  const extra =
-    (await options.startOptions?.({ user: context.user, chatId: chat.chatId, request: context.request })) ?? {};
-  let run: AgentRun;
-  try {
-    run = await client.start(options.agent, chat.text, {
-      ...extra,
-      userId: context.user.userId,
-      conversationId: chat.chatId,
-      workflowId: context.turnId(chat.chatId),
-      workflow: {
-        ...extra.workflow,
-        memo: { ...extra.workflow?.memo, webUser: context.user.userId, webChat: chat.chatId },
-      },
-    });
-  } catch (error) {
-    // Two tabs sending at once: the second finds the first's turn running.
-    if (error instanceof WorkflowExecutionAlreadyStartedError) throw turnInProgress();
-    throw error;
-  }
+  const run = await startTurn(options, context, chat.chatId, chat.text);
   return streamTurn(context, run, 0, { type: 'start', messageId: `msg-${run.firstExecutionRunId}` });
 }
 
@@ -291,13 +193,6 @@ async function decideApprovals(run: AgentRun, approvals: ApprovalResponse[], use
       ...(approval.reason !== undefined ? { reason: approval.reason } : {}),
     });
   }
-}
-
-function sameToken(expected: string, given: string | undefined): boolean {
-  if (given === undefined) return false;
-  const a = Buffer.from(expected);
-  const b = Buffer.from(given);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 async function resumeStream(context: RequestContext, client: AgentClient, chatId: string): Promise<Response> {
@@ -345,90 +240,36 @@ async function answerElicitation(
  * message's metadata.
  */
 function streamTurn(context: RequestContext, run: AgentRun, from: number, start: UIMessageChunk): Response {
-  return sseResponse((writer, signal) => pump(run, from, start, writer, signal), {
+  const mapper = new UiMessageChunkMapper();
+  const protocol: TurnProtocol<UIMessageChunk> = {
+    pausesOnQuestions: false,
+    get ended() {
+      return mapper.ended;
+    },
+    start: () => [start],
+    map: (part, next) =>
+      mapper
+        .map(part)
+        .map((chunk) => (chunk.type === 'finish' ? { ...chunk, messageMetadata: metadata(next, 'ended') } : chunk)),
+    waiting: (next) => [{ type: 'finish', finishReason: 'tool-calls', messageMetadata: metadata(next, 'waiting') }],
+    closed: (next) => [{ type: 'finish', messageMetadata: metadata(next, 'ended') }],
+  };
+  return sseResponse((writer, signal) => writeTurn(run, from, protocol, writer, signal), UI_MESSAGE_FRAMING, {
     keepAliveMs: context.settings.keepAliveMs,
     signal: context.request.signal,
     onError: (error) => context.onError(error, context.request),
   });
 }
 
-async function pump(
-  run: AgentRun,
-  from: number,
-  start: UIMessageChunk,
-  writer: ChunkWriter,
-  signal: AbortSignal,
-): Promise<void> {
-  writer.write(start);
-  const mapper = new UiMessageChunkMapper();
-  const waits = new WaitTracker();
-  // Ending the response aborts the read, which ends the generator's pending `next()` (a `return()` would wait on it).
-  const reading = new AbortController();
-  const stopReading = () => reading.abort();
-  signal.addEventListener('abort', stopReading, { once: true });
-  const parts = (run.stream({ from, signal: reading.signal }) as AsyncIterable<WebStreamPart>)[Symbol.asyncIterator]();
-  let next = from;
-  let quietMs = QUIET_MS;
-  let pending = parts.next();
-  try {
-    for (;;) {
-      const result = waits.waitingForPage ? await Promise.race([pending, delay(quietMs)]) : await pending;
-      if (result === 'quiet') {
-        if (await confirmsWaiting(run)) {
-          writer.write({ type: 'finish', finishReason: 'tool-calls', messageMetadata: metadata(next, 'waiting') });
-          return;
-        }
-        quietMs = Math.min(quietMs * 2, MAX_QUIET_MS);
-        continue;
-      }
-      if (result.done) break;
-      const part = result.value;
-      pending = parts.next();
-      quietMs = QUIET_MS;
-      next = part.offset + 1;
-      if (part.type === 'event') waits.see(part.event);
-      for (const chunk of mapper.map(part)) {
-        writer.write(chunk.type === 'finish' ? { ...chunk, messageMetadata: metadata(next, 'ended') } : chunk);
-      }
-      if (mapper.ended) return;
-    }
-    // The stream ended with no terminal event (the run was terminated, or the client went away).
-    if (!signal.aborted) writer.write({ type: 'finish', messageMetadata: metadata(next, 'ended') });
-  } finally {
-    signal.removeEventListener('abort', stopReading);
-    reading.abort();
-    pending.catch(() => undefined);
-  }
-}
+const UI_MESSAGE_FRAMING: SseFraming<UIMessageChunk> = {
+  headers: UI_MESSAGE_STREAM_HEADERS,
+  done: '[DONE]',
+  broken: { type: 'error', errorText: 'The stream of this run broke off; resume it to read on.' },
+};
 
 /** What the handler keeps in the assistant message's metadata: where its copy of the turn ends. */
 function metadata(offset: number, status: 'waiting' | 'ended') {
   return { durableAgent: { offset, status } };
-}
-
-async function confirmsWaiting(run: AgentRun): Promise<boolean> {
-  try {
-    return stateWaitsForPage(await run.state());
-  } catch {
-    // No worker answered: keep streaming; the events will say when the run moves.
-    return false;
-  }
-}
-
-function delay(ms: number): Promise<'quiet'> {
-  return new Promise((resolve) => setTimeout(() => resolve('quiet'), ms).unref?.());
-}
-
-function notFound(message: string): HttpRefusal {
-  return new HttpRefusal(404, RefusalCode.HttpNotFound, message);
-}
-
-function turnInProgress(): HttpRefusal {
-  return new HttpRefusal(
-    409,
-    RefusalCode.HttpTurnInProgress,
-    "This chat's turn is still running: resume it (GET …/chat/:id/stream), wait for it, or stop it first.",
-  );
 }
 
 /** A failure as a JSON answer with its code; anything unexpected is a bare 500 (details only to `onError`). */

@@ -1,5 +1,3 @@
-import type { UIMessageChunk } from 'ai';
-
 /** Headers of an AI SDK UI message stream over server-sent events. */
 export const UI_MESSAGE_STREAM_HEADERS = {
   'content-type': 'text/event-stream',
@@ -10,18 +8,36 @@ export const UI_MESSAGE_STREAM_HEADERS = {
   'x-accel-buffering': 'no',
 } as const;
 
-/** Writes chunks of a UI message stream as SSE `data:` lines. */
-export interface ChunkWriter {
-  write(chunk: UIMessageChunk): void;
+/** Headers of an AG-UI event stream over server-sent events. */
+export const AG_UI_STREAM_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+} as const;
+
+/** Writes JSON events as SSE `data:` lines. */
+export interface EventWriter<E> {
+  write(event: E): void;
+}
+
+/** How {@link sseResponse} frames one protocol's stream. */
+export interface SseFraming<E> {
+  headers: Record<string, string>;
+  /** A last line after the events (the UI message stream's `[DONE]`). */
+  done?: string;
+  /** The event written when the stream breaks off (its details go to `onError`). */
+  broken: E;
 }
 
 /**
  * An SSE response whose events `produce` writes. A comment line goes out every `keepAliveMs` so that proxies and
- * load balancers do not close an idle stream while a run waits; `[DONE]` ends it. `signal` is the request's: when the
- * client disconnects, `produce` sees it aborted and the response ends (the run goes on).
+ * load balancers do not close an idle stream while a run waits. `signal` is the request's: when the client
+ * disconnects, `produce` sees it aborted and the response ends (the run goes on).
  */
-export function sseResponse(
-  produce: (writer: ChunkWriter, signal: AbortSignal) => Promise<void>,
+export function sseResponse<E>(
+  produce: (writer: EventWriter<E>, signal: AbortSignal) => Promise<void>,
+  framing: SseFraming<E>,
   options: { keepAliveMs: number; signal: AbortSignal; onError: (error: unknown) => void },
 ): Response {
   const encoder = new TextEncoder();
@@ -42,19 +58,19 @@ export function sseResponse(
       };
       timer = setInterval(() => send(': keep-alive\n\n'), options.keepAliveMs);
       timer.unref?.();
-      const writer: ChunkWriter = { write: (chunk) => send(`data: ${JSON.stringify(chunk)}\n\n`) };
+      const writer: EventWriter<E> = { write: (event) => send(`data: ${JSON.stringify(event)}\n\n`) };
       void (async () => {
         try {
           await produce(writer, stop.signal);
         } catch (error) {
           if (!stop.signal.aborted) {
             options.onError(error);
-            writer.write({ type: 'error', errorText: 'The stream of this run broke off; resume it to read on.' });
+            writer.write(framing.broken);
           }
         } finally {
           clearInterval(timer);
           options.signal.removeEventListener('abort', abort);
-          send('data: [DONE]\n\n');
+          if (framing.done !== undefined) send(`data: ${framing.done}\n\n`);
           closed = true;
           try {
             controller.close();
@@ -69,5 +85,5 @@ export function sseResponse(
       stop.abort();
     },
   });
-  return new Response(body, { status: 200, headers: UI_MESSAGE_STREAM_HEADERS });
+  return new Response(body, { status: 200, headers: framing.headers });
 }

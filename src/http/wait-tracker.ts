@@ -2,11 +2,13 @@ import type { RunEvent, RunState } from '../protocol/index.js';
 
 /**
  * Follows a run's events to tell when it waits for the page: an approval or a client-side tool result is pending
- * and every running tool is only waiting on a person's answer to its server's question. `useChat` sends approvals
- * back with a new request, so the response ends there; an elicitation is answered by its own POST and the
- * response stays open.
+ * (or, with `questions`, an MCP question too) and every running tool is only waiting on a person's answer to its
+ * server's question. `useChat` sends approvals back with a new request, so its response ends there, while an
+ * elicitation is answered by its own POST and the response stays open; AG-UI ends the run on every interrupt.
  */
 export class WaitTracker {
+  constructor(private readonly questions = false) {}
+
   private readonly approvals = new Set<string>();
   private readonly toolResults = new Set<string>();
   private readonly running = new Set<string>();
@@ -45,15 +47,17 @@ export class WaitTracker {
 
   /** Whether the events seen so far leave the run waiting for the page. */
   get waitingForPage(): boolean {
-    if (this.approvals.size + this.toolResults.size === 0) return false;
+    const questions = this.questions ? this.asking.size : 0;
+    if (this.approvals.size + this.toolResults.size + questions === 0) return false;
     const asking = new Set(this.asking.values());
     return [...this.running].every((id) => asking.has(id));
   }
 }
 
 /** The same question asked of the run's state, which has the last word (events may still be on their way). */
-export function stateWaitsForPage(state: RunState): boolean {
+export function stateWaitsForPage(state: RunState, questions = false): boolean {
   if (state.status !== 'waiting') return false;
-  if (state.pendingApprovals.length + state.pendingToolResults.length === 0) return false;
+  const asked = questions ? state.pendingElicitations.length : 0;
+  if (state.pendingApprovals.length + state.pendingToolResults.length + asked === 0) return false;
   return state.runningTools.every((tool) => state.pendingElicitations.some((q) => q.toolCallId === tool.toolCallId));
 }
