@@ -1,6 +1,7 @@
 // `durable-agent/http` over real HTTP against the real Temporal server and a worker with scripted models: the
 // UI message stream `useChat` reads (every chunk validated by `ai`'s own schema, messages built by its own
 // `readUIMessageStream`), approvals bound on the server, resume, stop, keep-alives, and hostile requests.
+import { defaultPayloadConverter } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { UIMessage, UIMessageChunk } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -357,6 +358,34 @@ describe('durable-agent/http: useChat over a durable run', () => {
     } finally {
       await mcp.disconnect();
     }
+  });
+
+  it('many pages watching one turn share one subscription to its stream', async () => {
+    const model = new ScriptedLanguageModel([
+      { text: 'One moment.', toolCalls: [{ toolName: 'list_files', input: {}, toolCallId: 'ls' }] },
+      { text: 'Here they are.', delayMs: 2_000 },
+    ]);
+    await withChat(model, async ({ server, harness }) => {
+      const id = chatId();
+      const first = postChat(server, id, [userMessage('list')]);
+      await expect.poll(async () => (await chatRuns(harness)).length).toBe(1);
+      const pages = Array.from({ length: 8 }, () =>
+        fetch(`${server.url}/api/chat/${id}/stream`, { headers: as('alice') }).then(chunksOf),
+      );
+      const all = await Promise.all([first.then(chunksOf), ...pages]);
+      for (const chunks of all) expect(textOf(await messageOf(chunks))).toBe('One moment.Here they are.');
+      // Each poll of the run's stream is an Update in its history: nine watchers, one poll per offset.
+      const [turn] = await chatRuns(harness);
+      const history = await harness.client.temporal.workflow.getHandle(turn!.workflowId).fetchHistory();
+      const offsets = (history.events ?? []).flatMap((event) => {
+        const request = event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest;
+        if (request?.input?.name !== '__temporal_workflow_stream_poll') return [];
+        const payload = request.input.args!.payloads![0]!;
+        return [defaultPayloadConverter.fromPayload<{ from_offset: number }>(payload).from_offset];
+      });
+      expect(offsets.length).toBeGreaterThan(0);
+      expect(new Set(offsets).size).toBe(offsets.length);
+    });
   });
 
   it('sends SSE keep-alives while a run is quiet', async () => {
