@@ -47,6 +47,24 @@ export const RefusalCode = {
   /** Too many questions: waiting at once in the run, or recorded by this execution (count or bytes). */
   ElicitationTooManyQuestions: 'Elicitation.TooManyQuestions',
 
+  // The HTTP handler (`durable-agent/http`): what it refuses before anything reaches a run.
+  /** The request carries no identity `authenticate` accepts. */
+  HttpUnauthenticated: 'Http.Unauthenticated',
+  /** No chat, run or route of this user with this id (another user's run is not found either). */
+  HttpNotFound: 'Http.NotFound',
+  /** A browser request from an origin the handler does not allow (cross-site request with the user's cookies). */
+  HttpOriginRefused: 'Http.OriginRefused',
+  /** The route exists but not with this HTTP method. */
+  HttpMethodNotAllowed: 'Http.MethodNotAllowed',
+  /** The chat's turn is still running: wait for it, resume its stream, or stop it before sending a new message. */
+  HttpTurnInProgress: 'Http.TurnInProgress',
+  /** A request the handler does not support (a trigger, a message shape). */
+  HttpUnsupported: 'Http.Unsupported',
+  /** No worker answered the run in time; the request may be sent again. */
+  HttpUnavailable: 'Http.Unavailable',
+  /** An unexpected failure; its details are in the server's log, never in the response. */
+  HttpInternal: 'Http.Internal',
+
   // What any request carries.
   /** A field is over its bound (docs/limits.md): a reason, an approver, identity evidence, a tool result. */
   InputTooLarge: 'Input.TooLarge',

@@ -43,6 +43,16 @@ describe('public API', () => {
     expect(client.temporal).not.toContain('@temporalio/core-bridge');
   });
 
+  it('durable-agent/http serves runs to web frontends and loads no native Temporal worker', () => {
+    const http = load('durable-agent/http');
+    expect(http.exports).toEqual(
+      expect.arrayContaining(['createAgentHandler', 'toNodeListener', 'UiMessageChunkMapper', 'RefusalCode']),
+    );
+    expect(http.temporal).toContain('@temporalio/client');
+    expect(http.temporal).not.toContain('@temporalio/worker');
+    expect(http.temporal).not.toContain('@temporalio/core-bridge');
+  });
+
   it('durable-agent defines agents and tools, without runtime internals', () => {
     const root = load('durable-agent');
     expect(root.exports).toEqual(

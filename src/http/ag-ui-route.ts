@@ -1,0 +1,152 @@
+// `POST …/agui`: an AG-UI run (`RunAgentInput`) on the chat's durable turn. A user message starts the turn; a
+// request with `resume` answers the interrupts the last response ended with (approvals, MCP questions) through
+// the run's own updates and goes on reading; a request while the turn runs rejoins it from its start.
+import { EventType, type AGUIEvent, type ResumeEntry } from '@ag-ui/core';
+import { RunAgentInputSchema } from '@ag-ui/core/schemas';
+import type { AgentRun } from '../client/agent-run.js';
+import { utf8Length } from '../protocol/bytes.js';
+import type { ElicitationContent } from '../protocol/index.js';
+import { RefusalCode } from '../protocol/refusal-codes.js';
+import { AgUiEventMapper, parseInterruptId, type InterruptRef } from './ag-ui-events.js';
+import { CHAT_ID } from './chat-request.js';
+import { findTurn, notFound, sameToken, startTurn, type RequestContext } from './chat-turns.js';
+import type { AgentHandlerOptions } from './handler-options.js';
+import { HttpRefusal } from './http-refusal.js';
+import { malformed, readJsonBody } from './read-body.js';
+import { AG_UI_STREAM_HEADERS, sseResponse, type SseFraming } from './sse.js';
+import { writeTurn, type TurnProtocol } from './turn-stream.js';
+
+/** Most resume entries one request may carry. */
+const MAX_RESUME = 64;
+
+const FRAMING: SseFraming<AGUIEvent> = {
+  headers: AG_UI_STREAM_HEADERS,
+  broken: { type: EventType.RUN_ERROR, message: 'The stream of this run broke off; connect again to read on.' },
+};
+
+export async function postAgUi(context: RequestContext, options: AgentHandlerOptions): Promise<Response> {
+  const body = await readJsonBody(context.request, context.settings.maxBodyBytes);
+  const parsed = RunAgentInputSchema.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw malformed(
+      `${issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'invalid body'} (expected RunAgentInput)`,
+    );
+  }
+  const input = parsed.data;
+  if (!CHAT_ID.test(input.threadId)) throw malformed('the threadId must be 1 to 128 letters, digits, "-" or "_"');
+  if (input.runId.length > 200) throw malformed('the runId is over 200 characters');
+  const resume = input.resume ?? [];
+  if (resume.length > MAX_RESUME) throw malformed(`more than ${MAX_RESUME} resume entries`);
+  const turn = await findTurn(options.client, context, input.threadId);
+  if (resume.length > 0) {
+    if (!turn) throw notFound(`No thread ${input.threadId} of yours is waiting for an answer.`);
+    if (!turn.running) throw new HttpRefusal(409, RefusalCode.RunEnded, 'This turn has ended: it waits for nothing.');
+    const from = await answerInterrupts(turn.run, resume, context);
+    return stream(context, turn.run, from, input.threadId, input.runId);
+  }
+  // A client that connects again while the turn runs rejoins it from its start.
+  if (turn?.running) return stream(context, turn.run, 0, input.threadId, input.runId);
+  const last = input.messages[input.messages.length - 1];
+  const text = last?.role === 'user' ? textOf(last.content) : '';
+  if (text.trim() === '') {
+    throw new HttpRefusal(400, RefusalCode.HttpUnsupported, "The last message must be the user's, with text.");
+  }
+  if (utf8Length(text) > context.settings.maxMessageBytes) {
+    throw new HttpRefusal(413, RefusalCode.InputTooLarge, 'The message is over maxMessageBytes: send a shorter one.');
+  }
+  const run = await startTurn(options, context, input.threadId, text);
+  return stream(context, run, 0, input.threadId, input.runId);
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .flatMap((part: { type?: unknown; text?: unknown }) =>
+      part?.type === 'text' && typeof part.text === 'string' ? [part.text] : [],
+    )
+    .join('\n');
+}
+
+/**
+ * Checks every resume entry against the run's pending requests (the interrupt's request id and token), then
+ * answers each through the run's update, which checks them again. Returns where to go on reading.
+ */
+async function answerInterrupts(run: AgentRun, resume: ResumeEntry[], context: RequestContext): Promise<number> {
+  const state = await run.state();
+  const answers: Array<{ ref: InterruptRef; entry: ResumeEntry }> = [];
+  for (const entry of resume) {
+    const ref = parseInterruptId(entry.interruptId);
+    if (!ref) {
+      throw new HttpRefusal(
+        403,
+        RefusalCode.ApprovalUnknownCall,
+        'A resume entry answers an interrupt this run never raised.',
+      );
+    }
+    const pendingToken =
+      ref.kind === 'approval'
+        ? state.pendingApprovals.find((p) => p.toolCallId === ref.id)?.token
+        : state.pendingElicitations.find((q) => q.id === ref.id)?.token;
+    if (pendingToken !== undefined && !sameToken(pendingToken, ref.token)) {
+      throw new HttpRefusal(
+        403,
+        ref.kind === 'approval' ? RefusalCode.ApprovalTokenMismatch : RefusalCode.ElicitationTokenMismatch,
+        "A resume entry does not carry the token of the run's request: answer the interrupt the run raised.",
+      );
+    }
+    if (entry.payload !== undefined && utf8Length(JSON.stringify(entry.payload)) > context.settings.maxMessageBytes) {
+      throw new HttpRefusal(413, RefusalCode.InputTooLarge, 'A resume payload is over maxMessageBytes.');
+    }
+    answers.push({ ref, entry });
+  }
+  let from = 0;
+  for (const { ref, entry } of answers) {
+    from = Math.max(from, ref.offset);
+    const payload = (entry.payload ?? {}) as Record<string, unknown>;
+    if (ref.kind === 'approval') {
+      const approved = entry.status === 'resolved' && payload.approved === true;
+      const decide = approved ? run.approve.bind(run) : run.deny.bind(run);
+      await decide(ref.id, {
+        token: ref.token,
+        approver: context.user.userId,
+        ...(typeof payload.reason === 'string' ? { reason: payload.reason } : {}),
+      });
+    } else {
+      // A resolved question's payload is the content (or `{ action, content }`); a cancelled one answers `cancel`.
+      const action =
+        entry.status === 'cancelled'
+          ? 'cancel'
+          : payload.action === 'decline' || payload.action === 'cancel'
+            ? payload.action
+            : 'accept';
+      const content = (payload.action === 'accept' ? payload.content : payload) as ElicitationContent | undefined;
+      await run.respondToElicitation(
+        ref.id,
+        { action, ...(action === 'accept' && content !== undefined ? { content } : {}) },
+        { responder: context.user.userId, token: ref.token },
+      );
+    }
+  }
+  return from;
+}
+
+function stream(context: RequestContext, run: AgentRun, from: number, threadId: string, runId: string): Response {
+  const mapper = new AgUiEventMapper(threadId, runId);
+  const protocol: TurnProtocol<AGUIEvent> = {
+    pausesOnQuestions: true,
+    get ended() {
+      return mapper.ended;
+    },
+    start: () => mapper.start(),
+    map: (part) => mapper.map(part),
+    waiting: (next, state) => mapper.waiting(next, state),
+    closed: () => mapper.closed(),
+  };
+  return sseResponse((writer, signal) => writeTurn(run, from, protocol, writer, signal), FRAMING, {
+    keepAliveMs: context.settings.keepAliveMs,
+    signal: context.request.signal,
+    onError: (error) => context.onError(error, context.request),
+  });
+}

@@ -1,0 +1,302 @@
+// `createAgentHandler`: a standard fetch handler `(Request) => Promise<Response>` that serves durable runs to
+// web frontends speaking the AI SDK's UI message stream (`useChat`). Every route authenticates, finds the run of
+// this user's chat (never another user's), and decides approvals and answers questions through the run's own
+// updates, which check them: nothing the page sends back is trusted as history.
+import { createHash } from 'node:crypto';
+import type { UIMessageChunk } from 'ai';
+import { z } from 'zod';
+import type { AgentClient } from '../client/agent-client.js';
+import type { AgentRun } from '../client/agent-run.js';
+import { NoWorkerError } from '../client/errors/no-worker-error.js';
+import { RunRequestRejectedError } from '../client/errors/run-request-rejected-error.js';
+import { WorkerTimeoutError } from '../client/errors/worker-timeout-error.js';
+import { RefusalCode } from '../protocol/refusal-codes.js';
+import { CHAT_ID, parseChatRequest, type ApprovalResponse } from './chat-request.js';
+import { postAgUi } from './ag-ui-route.js';
+import { findTurn, notFound, sameToken, startTurn, type RequestContext, type Settings } from './chat-turns.js';
+import { DEFAULTS, type AgentHandlerOptions, type AuthenticatedUser } from './handler-options.js';
+import { HttpRefusal, refusalResponse } from './http-refusal.js';
+import { malformed, readJsonBody } from './read-body.js';
+import { sseResponse, UI_MESSAGE_STREAM_HEADERS, type SseFraming } from './sse.js';
+import { writeTurn, type TurnProtocol } from './turn-stream.js';
+import { approvalIdOf, UiMessageChunkMapper } from './ui-message-chunks.js';
+
+const elicitationAnswerSchema = z.strictObject({
+  action: z.enum(['accept', 'decline', 'cancel']),
+  content: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())])).optional(),
+  token: z.string().max(300).optional(),
+});
+
+/**
+ * A fetch handler for chats on durable runs. Mount it under any path whose routes end in:
+ *
+ * - `POST …/chat`: `useChat`'s body. A user message starts the chat's turn (a run) and answers its UI message stream;
+ *   an approval response (`addToolApprovalResponse`) is checked against the run's pending request and decided
+ *   through the run, and the stream goes on.
+ * - `GET …/chat/:chatId/stream`: the running turn from its start (`useChat({ resume: true })`), 204 when none.
+ * - `POST …/chat/:chatId/stop`: cancels the running turn (closing the page only disconnects).
+ * - `POST …/chat/:chatId/elicitations/:id`: answers an MCP server's question `{ action, content?, token }`.
+ * - `POST …/agui`: an AG-UI run (`RunAgentInput`; `threadId` is the chat id) answered with AG-UI events; the run
+ *   finishes with an interrupt per pending approval and question, answered by the next input's `resume`.
+ */
+export function createAgentHandler(options: AgentHandlerOptions): (request: Request) => Promise<Response> {
+  if (typeof options.authenticate !== 'function') {
+    throw new TypeError("createAgentHandler needs authenticate(request): every route serves one user's runs.");
+  }
+  const settings = { ...DEFAULTS, ...definedOnly(options) };
+  const prefix = options.workflowIdPrefix ?? 'chat-';
+  const onError = options.onError ?? ((error: unknown) => console.error('durable-agent/http:', error));
+
+  return async (request: Request): Promise<Response> => {
+    try {
+      const url = new URL(request.url);
+      const route = routeOf(url.pathname);
+      if (!route) throw notFound('No such route: the handler serves …/chat, …/chat/:chatId/(stream|stop) and …/agui.');
+      if (request.method !== route.method) {
+        throw new HttpRefusal(405, RefusalCode.HttpMethodNotAllowed, `Use ${route.method} for this route.`);
+      }
+      checkOrigin(request, url, options.allowedOrigins ?? []);
+      const user = await authenticated(request, options.authenticate);
+      const turnId = (chatId: string) => `${prefix}${userKey(user.userId)}-${chatId}`;
+      const context = { request, user, turnId, settings, onError };
+      switch (route.name) {
+        case 'chat':
+          return await postChat(context, options);
+        case 'stream':
+          return await resumeStream(context, options.client, route.chatId);
+        case 'stop':
+          return await stopTurn(context, options.client, route.chatId);
+        case 'elicitation':
+          return await answerElicitation(context, options.client, route.chatId, route.questionId);
+        case 'agui':
+          return await postAgUi(context, options);
+      }
+    } catch (error) {
+      return errorResponse(error, request, onError);
+    }
+  };
+}
+
+type Route =
+  | { name: 'chat' | 'agui'; method: 'POST' }
+  | { name: 'stream' | 'stop'; method: 'GET' | 'POST'; chatId: string }
+  | { name: 'elicitation'; method: 'POST'; chatId: string; questionId: string };
+
+/** The route of a path, by its last segments (so the handler mounts under any prefix). */
+function routeOf(pathname: string): Route | undefined {
+  const segments = pathname.split('/').filter((s) => s !== '');
+  if (segments.at(-1) === 'agui') return { name: 'agui', method: 'POST' };
+  const at = segments.lastIndexOf('chat');
+  if (at === -1) return undefined;
+  const rest = segments.slice(at + 1).map((s) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      return '';
+    }
+  });
+  if (rest.length === 0) return { name: 'chat', method: 'POST' };
+  const [chatId, action, questionId] = rest;
+  if (chatId === undefined || !CHAT_ID.test(chatId)) return undefined;
+  if (rest.length === 2 && action === 'stream') return { name: 'stream', method: 'GET', chatId };
+  if (rest.length === 2 && action === 'stop') return { name: 'stop', method: 'POST', chatId };
+  if (rest.length === 3 && action === 'elicitations' && questionId && questionId.length <= 300) {
+    return { name: 'elicitation', method: 'POST', chatId, questionId };
+  }
+  return undefined;
+}
+
+/**
+ * Browsers send `Origin` on cross-origin requests and on every POST: one that is neither the handler's own nor
+ * allowed is refused. Without it, a POST carrying cookies that the browser marks cross-site is refused too.
+ */
+function checkOrigin(request: Request, url: URL, allowed: string[]): void {
+  const origin = request.headers.get('origin');
+  const refused = () =>
+    new HttpRefusal(
+      403,
+      RefusalCode.HttpOriginRefused,
+      "This origin may not call the agent handler: serve the page from the handler's origin or list it in " +
+        'allowedOrigins.',
+    );
+  if (origin !== null) {
+    if (origin !== url.origin && !allowed.includes(origin)) throw refused();
+    return;
+  }
+  if (request.headers.has('cookie') && request.headers.get('sec-fetch-site') === 'cross-site') throw refused();
+}
+
+async function authenticated(
+  request: Request,
+  authenticate: AgentHandlerOptions['authenticate'],
+): Promise<AuthenticatedUser> {
+  const user = await authenticate(request);
+  if (!user || typeof user.userId !== 'string' || user.userId === '' || user.userId.length > 500) {
+    throw new HttpRefusal(401, RefusalCode.HttpUnauthenticated, 'Sign in first: this request carries no known user.');
+  }
+  return { userId: user.userId };
+}
+
+/** A short, stable, non-reversible key of a user id for workflow ids (which Temporal lists to operators). */
+function userKey(userId: string): string {
+  return createHash('sha256').update(userId).digest('hex').slice(0, 24);
+}
+
+async function postChat(context: RequestContext, options: AgentHandlerOptions): Promise<Response> {
+  const body = await readJsonBody(context.request, context.settings.maxBodyBytes);
+  const chat = parseChatRequest(body, context.settings);
+  const { client } = options;
+  if (chat.kind === 'approvals') {
+    const turn = await findTurn(client, context, chat.chatId);
+    if (!turn) throw notFound(`No chat ${chat.chatId} of yours is waiting for an approval.`);
+    if (!turn.running) {
+      throw new HttpRefusal(409, RefusalCode.RunEnded, 'This turn has ended: it waits for no approval.');
+    }
+    await decideApprovals(turn.run, chat.approvals, context.user);
+    return streamTurn(context, turn.run, chat.from, { type: 'start' });
+  }
+  const run = await startTurn(options, context, chat.chatId, chat.text);
+  return streamTurn(context, run, 0, { type: 'start', messageId: `msg-${run.firstExecutionRunId}` });
+}
+
+/**
+ * Checks every approval response against the run's pending requests (the id the handler gave it, the run's token,
+ * this user's run) before deciding any, then decides each through the run's update, which checks them again. A
+ * response for a call that is not pending (decided already, replayed, never asked) goes to the run's update with
+ * what it carries, so the run's own refusal (`Approval.AlreadyDecided`, `Approval.UnknownCall`) is the answer.
+ */
+async function decideApprovals(run: AgentRun, approvals: ApprovalResponse[], user: AuthenticatedUser): Promise<void> {
+  const state = await run.state();
+  for (const approval of approvals) {
+    if (approval.approvalId !== approvalIdOf(approval.toolCallId)) {
+      throw new HttpRefusal(
+        403,
+        RefusalCode.ApprovalUnknownCall,
+        'The approval response names an approval this run never requested: decide on the request the page shows.',
+      );
+    }
+    const pending = state.pendingApprovals.find((p) => p.toolCallId === approval.toolCallId);
+    if (pending?.token !== undefined && !sameToken(pending.token, approval.token)) {
+      throw new HttpRefusal(
+        403,
+        RefusalCode.ApprovalTokenMismatch,
+        "The approval response does not carry the token of the run's request: decide on the request the page shows.",
+      );
+    }
+  }
+  for (const approval of approvals) {
+    const decide = approval.approved ? run.approve.bind(run) : run.deny.bind(run);
+    await decide(approval.toolCallId, {
+      // Without a token the run refuses a call it asked with one; an empty token is never a request's.
+      token: approval.token ?? '',
+      approver: user.userId,
+      ...(approval.reason !== undefined ? { reason: approval.reason } : {}),
+    });
+  }
+}
+
+async function resumeStream(context: RequestContext, client: AgentClient, chatId: string): Promise<Response> {
+  const turn = await findTurn(client, context, chatId);
+  if (!turn?.running) return new Response(null, { status: 204 });
+  // `useChat` replays a resumed stream from its start (DefaultChatTransport's resumeStreamIsReplay): the whole turn.
+  return streamTurn(context, turn.run, 0, { type: 'start', messageId: turn.messageId });
+}
+
+async function stopTurn(context: RequestContext, client: AgentClient, chatId: string): Promise<Response> {
+  const turn = await findTurn(client, context, chatId);
+  if (!turn?.running) return new Response(null, { status: 204 });
+  await turn.run.cancel();
+  return Response.json({ stopped: true }, { status: 202 });
+}
+
+async function answerElicitation(
+  context: RequestContext,
+  client: AgentClient,
+  chatId: string,
+  questionId: string,
+): Promise<Response> {
+  const body = await readJsonBody(context.request, context.settings.maxBodyBytes);
+  const parsed = elicitationAnswerSchema.safeParse(body);
+  if (!parsed.success) throw malformed('expected { action: "accept" | "decline" | "cancel", content?, token }');
+  const answer = parsed.data;
+  if (answer.content !== undefined && JSON.stringify(answer.content).length > context.settings.maxMessageBytes) {
+    throw new HttpRefusal(413, RefusalCode.InputTooLarge, 'The answer is over maxMessageBytes.');
+  }
+  const turn = await findTurn(client, context, chatId);
+  if (!turn) throw notFound(`No chat ${chatId} of yours asks this question.`);
+  if (!turn.running) throw new HttpRefusal(409, RefusalCode.RunEnded, 'This turn has ended: it asks nothing.');
+  // The run checks the id, the token and the content against the question's schema before recording anything.
+  const record = await turn.run.respondToElicitation(
+    questionId,
+    { action: answer.action, ...(answer.content !== undefined ? { content: answer.content } : {}) },
+    { responder: context.user.userId, token: answer.token ?? '' },
+  );
+  return Response.json({ answered: record ?? null });
+}
+
+/**
+ * The turn's UI message stream from `from`: its parts as chunks, ending after the run's terminal event, or once
+ * the run waits for the page (an approval, a client-side tool result), with the offset to go on from in the
+ * message's metadata.
+ */
+function streamTurn(context: RequestContext, run: AgentRun, from: number, start: UIMessageChunk): Response {
+  const mapper = new UiMessageChunkMapper();
+  const protocol: TurnProtocol<UIMessageChunk> = {
+    pausesOnQuestions: false,
+    get ended() {
+      return mapper.ended;
+    },
+    start: () => [start],
+    map: (part, next) =>
+      mapper
+        .map(part)
+        .map((chunk) => (chunk.type === 'finish' ? { ...chunk, messageMetadata: metadata(next, 'ended') } : chunk)),
+    waiting: (next) => [{ type: 'finish', finishReason: 'tool-calls', messageMetadata: metadata(next, 'waiting') }],
+    closed: (next) => [{ type: 'finish', messageMetadata: metadata(next, 'ended') }],
+  };
+  return sseResponse((writer, signal) => writeTurn(run, from, protocol, writer, signal), UI_MESSAGE_FRAMING, {
+    keepAliveMs: context.settings.keepAliveMs,
+    signal: context.request.signal,
+    onError: (error) => context.onError(error, context.request),
+  });
+}
+
+const UI_MESSAGE_FRAMING: SseFraming<UIMessageChunk> = {
+  headers: UI_MESSAGE_STREAM_HEADERS,
+  done: '[DONE]',
+  broken: { type: 'error', errorText: 'The stream of this run broke off; resume it to read on.' },
+};
+
+/** What the handler keeps in the assistant message's metadata: where its copy of the turn ends. */
+function metadata(offset: number, status: 'waiting' | 'ended') {
+  return { durableAgent: { offset, status } };
+}
+
+/** A failure as a JSON answer with its code; anything unexpected is a bare 500 (details only to `onError`). */
+function errorResponse(
+  error: unknown,
+  request: Request,
+  onError: (error: unknown, request: Request) => void,
+): Response {
+  if (HttpRefusal.isInstance(error)) return refusalResponse(error);
+  if (RunRequestRejectedError.isInstance(error)) {
+    const invalid = error.code === RefusalCode.ElicitationInvalidAnswer || error.code.startsWith('Input.');
+    return refusalResponse(new HttpRefusal(invalid ? 422 : 409, error.code, error.message));
+  }
+  if (NoWorkerError.isInstance(error) || WorkerTimeoutError.isInstance(error)) {
+    return refusalResponse(
+      new HttpRefusal(503, RefusalCode.HttpUnavailable, 'No worker answered this run in time; try again shortly.'),
+      { 'retry-after': '5' },
+    );
+  }
+  onError(error, request);
+  return refusalResponse(new HttpRefusal(500, RefusalCode.HttpInternal, 'The request failed; the server logged why.'));
+}
+
+function definedOnly(options: AgentHandlerOptions): Partial<Settings> {
+  const out: Partial<Settings> = {};
+  if (options.maxBodyBytes !== undefined) out.maxBodyBytes = options.maxBodyBytes;
+  if (options.maxMessageBytes !== undefined) out.maxMessageBytes = options.maxMessageBytes;
+  if (options.keepAliveMs !== undefined) out.keepAliveMs = options.keepAliveMs;
+  return out;
+}

@@ -1,0 +1,88 @@
+// Reads a turn's run stream for one response and writes it in a frontend protocol, ending after the run's
+// terminal event or once the run waits for the page.
+import type { AgentRun } from '../client/agent-run.js';
+import type { RunState } from '../protocol/index.js';
+import type { EventWriter } from './sse.js';
+import type { WebStreamPart } from './ui-message-chunks.js';
+import { stateWaitsForPage, WaitTracker } from './wait-tracker.js';
+
+/** How a protocol writes a turn: its parts, the pause when the run waits for the page, the end. */
+export interface TurnProtocol<E> {
+  /** What the run's waits end a response: approvals and client tool results only, or questions too. */
+  readonly pausesOnQuestions: boolean;
+  /** True once the run's terminal event was written. */
+  readonly ended: boolean;
+  start(): E[];
+  /** The events of one part; `next` is the offset after it. */
+  map(part: WebStreamPart, next: number): E[];
+  /** The last events when the run waits for the page (`state` says for what); `next`: where to go on reading. */
+  waiting(next: number, state: RunState): E[];
+  /** The last events when the stream ended without a terminal event (a terminated run). */
+  closed(next: number): E[];
+}
+
+/** How long a stream that looks parked on a person waits for more parts before asking the run to confirm. */
+const QUIET_MS = 250;
+const MAX_QUIET_MS = 5_000;
+
+/** Writes the run's stream from offset `from` through `protocol` until it ends, waits for the page, or `signal`. */
+export async function writeTurn<E>(
+  run: AgentRun,
+  from: number,
+  protocol: TurnProtocol<E>,
+  writer: EventWriter<E>,
+  signal: AbortSignal,
+): Promise<void> {
+  for (const event of protocol.start()) writer.write(event);
+  const waits = new WaitTracker(protocol.pausesOnQuestions);
+  // Ending the response aborts the read, which ends the generator's pending `next()` (a `return()` would wait on it).
+  const reading = new AbortController();
+  const stopReading = () => reading.abort();
+  signal.addEventListener('abort', stopReading, { once: true });
+  const parts = (run.stream({ from, signal: reading.signal }) as AsyncIterable<WebStreamPart>)[Symbol.asyncIterator]();
+  let next = from;
+  let quietMs = QUIET_MS;
+  let pending = parts.next();
+  try {
+    for (;;) {
+      const result = waits.waitingForPage ? await Promise.race([pending, delay(quietMs)]) : await pending;
+      if (result === 'quiet') {
+        const state = await waitingState(run, protocol.pausesOnQuestions);
+        if (state) {
+          for (const event of protocol.waiting(next, state)) writer.write(event);
+          return;
+        }
+        quietMs = Math.min(quietMs * 2, MAX_QUIET_MS);
+        continue;
+      }
+      if (result.done) break;
+      const part = result.value;
+      pending = parts.next();
+      quietMs = QUIET_MS;
+      next = part.offset + 1;
+      if (part.type === 'event') waits.see(part.event);
+      for (const event of protocol.map(part, next)) writer.write(event);
+      if (protocol.ended) return;
+    }
+    if (!signal.aborted) for (const event of protocol.closed(next)) writer.write(event);
+  } finally {
+    signal.removeEventListener('abort', stopReading);
+    reading.abort();
+    pending.catch(() => undefined);
+  }
+}
+
+/** The run's state when it confirms that it waits for the page (the events may still be on their way). */
+async function waitingState(run: AgentRun, questions: boolean): Promise<RunState | undefined> {
+  try {
+    const state = await run.state();
+    return stateWaitsForPage(state, questions) ? state : undefined;
+  } catch {
+    // No worker answered: keep streaming; the events will say when the run moves.
+    return undefined;
+  }
+}
+
+function delay(ms: number): Promise<'quiet'> {
+  return new Promise((resolve) => setTimeout(() => resolve('quiet'), ms).unref?.());
+}
