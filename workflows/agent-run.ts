@@ -80,7 +80,8 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
   try {
     const { workflowId, runId } = workflowInfo();
     const run: RunRef = { workflowId, runId };
-    const description = input.continuation?.description ?? (await describe(state, input, run, listBudget, (l) => (listings = l)));
+    const description =
+      input.continuation?.description ?? (await describe(state, input, run, listBudget, (l) => (listings = l)));
     state.approvals.setEarlyDecisions(description.approval.earlyDecisions === true);
     const { generate } = proxyActivities<Activities>(generateActivityOptions(description));
     const maxSteps = input.maxSteps ?? description.maxSteps;

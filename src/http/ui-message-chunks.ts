@@ -6,10 +6,10 @@ import type { RunStreamPart } from '../client/run-stream.js';
 import type { JsonValue, RunEvent, StreamedDeltas } from '../protocol/index.js';
 
 /**
- * A part of the run's stream as the mapper reads it: what `run.stream()` yields, and the `deltas` topic's items
- * (model output pieces per step attempt, `reset-step` when a retried attempt starts over).
+ * A part of the run's stream as the mapper reads it: what `run.stream()` yields, the `deltas` topic's items
+ * (model output pieces per step attempt, `reset-step` when a retried attempt starts over) among them.
  */
-export type WebStreamPart = RunStreamPart | { type: 'deltas'; offset: number; deltas: StreamedDeltas };
+export type WebStreamPart = RunStreamPart;
 
 /** What the UI message stream carries about an MCP elicitation, as the `data-elicitation` part's `data`. */
 export interface ElicitationData {
