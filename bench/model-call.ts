@@ -1,16 +1,22 @@
-// CPU per model call, in process: the AI SDK's one-step `generateText` (what `callModel` ran before; kept as
-// `callModelObserved`, the path used when telemetry is observed, called here with telemetry off) against the direct
-// provider call `callModel` makes now, and the streamed call (`onDelta`). The scripted model answers at once, so the
-// figures are the cost of the call around the model. Batches of each path are interleaved round by round, in
+// CPU per model call, in process: the AI SDK's one-step `generateText` (what `callModel` ran before; kept as the
+// tests' reference in test/models/generate-text-reference.ts, called here with telemetry off) against the direct
+// provider call `callModel` makes now, and the streamed call (`onDelta`); then the same with telemetry observed
+// (the AI SDK's OpenTelemetry integration on a tracer whose spans go nowhere): `generateText` against the traced
+// call `callModel` makes then (`callModelObserved`). The scripted model answers at once, so the figures are the cost
+// of the call around the model. Batches of each path are interleaved round by round, in
 // alternating order, so load on a shared machine hits all of them alike; medians over the rounds.
 //
 //   npx tsx bench/model-call.ts [rounds=60] [callsPerBatch=100]
 import { loadavg } from 'node:os';
 import type { ModelMessage } from 'ai';
 import { callModel, type CallModelOptions, type FunctionToolSpec } from '../src/models/call-model.js';
+import { OpenTelemetry } from '@ai-sdk/otel';
+import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { callModelObserved } from '../src/models/call-model-observed.js';
 import { ScriptedLanguageModel, type ScriptedReply } from '../src/models/scripted-model.js';
 import { TELEMETRY_OFF } from '../src/models/unobserved-telemetry.js';
+import type { ModelCallTelemetry } from '../src/telemetry/model-call-telemetry.js';
+import { callViaGenerateText } from '../test/models/generate-text-reference.js';
 import { median, quantile, round } from './stats.js';
 
 const rounds = Number(process.argv[2] ?? 60);
@@ -43,11 +49,24 @@ const reply: ScriptedReply = {
 const model = new ScriptedLanguageModel({ steps: [reply, reply, reply], stepSelection: 'assistant-turns' });
 const options: CallModelOptions = { model, system: 'Be brief.', messages, tools: [lookup] };
 
-type Path = 'generateText' | 'doGenerate' | 'doStream';
+const traced: ModelCallTelemetry = {
+  isEnabled: true,
+  functionId: 'durable-agent.generate',
+  recordInputs: false,
+  recordOutputs: false,
+  integrations: new OpenTelemetry({
+    tracer: new BasicTracerProvider().getTracer('bench'),
+    agentSpanName: 'functionId',
+  }),
+};
+
+type Path = 'generateText' | 'doGenerate' | 'doStream' | 'generateText traced' | 'traced';
 const paths: Record<Path, () => Promise<unknown>> = {
-  generateText: () => callModelObserved(model, options, TELEMETRY_OFF),
+  generateText: () => callViaGenerateText(model, options, TELEMETRY_OFF),
   doGenerate: () => callModel(options),
   doStream: () => callModel({ ...options, onDelta: () => undefined }),
+  'generateText traced': () => callViaGenerateText(model, options, traced),
+  traced: () => callModelObserved(model, options, traced),
 };
 
 async function batch(path: Path): Promise<number> {
@@ -61,7 +80,7 @@ async function batch(path: Path): Promise<number> {
 
 const names = Object.keys(paths) as Path[];
 for (const name of names) await batch(name); // warm-up: JIT, module caches
-const perCall: Record<Path, number[]> = { generateText: [], doGenerate: [], doStream: [] };
+const perCall = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<Path, number[]>;
 const loadBefore = loadavg();
 for (let r = 0; r < rounds; r++) {
   const order = r % 2 === 0 ? names : [...names].reverse();
@@ -70,10 +89,10 @@ for (let r = 0; r < rounds; r++) {
 const loadAfter = loadavg();
 
 console.log(`model call CPU, ${rounds} rounds × ${callsPerBatch} calls per path, interleaved (ms per call)`);
-console.log('| path | median | p95 | ÷ generateText |');
+console.log('| path | median | p95 | ÷ generateText (traced rows: ÷ generateText traced) |');
 console.log('| --- | --- | --- | --- |');
-const base = median(perCall.generateText);
 for (const name of names) {
+  const base = median(perCall[name.includes('traced') ? 'generateText traced' : 'generateText']);
   const m = median(perCall[name]);
   console.log(`| ${name} | ${round(m, 4)} | ${round(quantile(perCall[name], 0.95), 4)} | ${round(m / base, 2)} |`);
 }

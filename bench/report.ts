@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { format, resolveConfig } from 'prettier';
 import { resolveTemporalBinary } from '../src/worker/dev-server.js';
+import type { ProfileEntry } from './cpu-profile.js';
 import { RUNTIME_LABELS, type RuntimeKey } from './runtimes.js';
 import { round } from './stats.js';
 
@@ -111,6 +112,41 @@ export interface HistoryRow {
   payloadBytesByKind: Record<string, number>;
 }
 
+/** One thread's CPU profile, per model step (see bench/sections/profile.ts). */
+export interface ProfileThread {
+  /** `main` (activities, payload conversion, the SDK's side of workflow tasks) or a worker thread (workflows). */
+  thread: string;
+  /** The `.cpuprofile` file, for Chrome DevTools. */
+  file: string;
+  wallMs: number;
+  /** Sampled time not idle, ms per model step. */
+  busyMsPerStep: number;
+  /** Top packages or source folders by self time (self and inclusive ms per model step). */
+  groups: ProfileEntry[];
+  /** Top functions by self time (self and inclusive ms per model step). */
+  functions: ProfileEntry[];
+}
+
+/** A worker's CPU at many runs at once: costs without the profiler, then every thread's profile. */
+export interface ProfileRow {
+  runtime: RuntimeKey;
+  label: string;
+  concurrentRuns: number;
+  modelStepsPerRun: number;
+  /** Without the profiler. */
+  stepsPerSecond: number;
+  cpuMsPerStep: number;
+  mainCpuMsPerStep: number;
+  workflowCpuMsPerStep: number;
+  /** Promises created in the workflow threads per model step (each captures a stack trace there). */
+  promisesPerStep: number;
+  /** Wall time of the profiled batch (the profiler's sampling slows it). */
+  profiledWallMs: number;
+  /** Where the `.cpuprofile` files are. */
+  dir: string;
+  threads: ProfileThread[];
+}
+
 /** Everything one `npm run bench` measured. */
 export interface BenchReport {
   date: string;
@@ -132,6 +168,8 @@ export interface BenchReport {
   memory: MemoryRow[];
   approvals: ApprovalRow[];
   history: HistoryRow[];
+  /** CPU profiles of the workers at many runs at once. */
+  profile: ProfileRow[];
   /** Runtimes that failed mid-bench, with the error. */
   failures?: Record<string, string>;
   durationSeconds: number;
@@ -224,6 +262,29 @@ export function renderTables(report: BenchReport): string {
         'messages as JSON, each message once. "Added per step": payload bytes per extra tool step since the ' +
         'previous row (constant when growth is linear).',
       table(...historyTable(report)),
+    );
+  }
+  if (report.profile.length > 0) {
+    const first = report.profile[0]!;
+    section(
+      `CPU profile of a worker at ${first.concurrentRuns} runs at once (${first.modelStepsPerRun} model steps each)`,
+      'Each runtime: the batch once without the profiler (steps/s, worker CPU per step, promises created in the ' +
+        "workflow threads per step: each captures a stack trace there), then again with V8's CPU profiler in every " +
+        'thread of the worker. "main" runs activities, payload conversion and the SDK\'s side of workflow tasks; the ' +
+        'worker threads run the workflow sandbox; the rest of the process (Rust core, GC threads) is not sampled. ' +
+        'Self and inclusive (incl.) ms per model step; groups are packages (`node_modules`) or source folders ' +
+        "(`bundle:` is workflow code as bundled). The profiler's sampling adds CPU of its own, so compare rows, not " +
+        'absolute figures.',
+      table(...profileCostTable(report)),
+      ...report.profile.flatMap((row) =>
+        row.threads
+          .filter((thread) => thread.busyMsPerStep > 0)
+          .flatMap((thread) => [
+            `### ${row.label}, ${thread.thread}: busy ${thread.busyMsPerStep.toFixed(3)} ms/step (\`${thread.file}\`)`,
+            table(...profileEntryTable('package or folder', thread.groups)),
+            table(...profileEntryTable('function', thread.functions)),
+          ]),
+      ),
     );
   }
   if (!report.temporalAiSdk.available) {
@@ -393,6 +454,41 @@ function concurrencyTable(report: BenchReport): [string[], unknown[][]] {
   ];
 }
 
+function profileCostTable(report: BenchReport): [string[], unknown[][]] {
+  const floor = report.profile.find((row) => row.runtime === 'floor');
+  return [
+    [
+      'runtime',
+      'steps/s',
+      '÷ floor',
+      'CPU ms/step',
+      '÷ floor',
+      'main thread',
+      'workflow threads',
+      'workflow promises/step',
+      'profiled threads busy ms/step',
+    ],
+    report.profile.map((row) => [
+      row.label,
+      fmt(row.stepsPerSecond, 1),
+      ratio(row.stepsPerSecond, floor?.stepsPerSecond),
+      fmt(row.cpuMsPerStep, 3),
+      ratio(row.cpuMsPerStep, floor?.cpuMsPerStep),
+      fmt(row.mainCpuMsPerStep, 3),
+      fmt(row.workflowCpuMsPerStep, 3),
+      fmt(row.promisesPerStep, 1),
+      row.threads.map((thread) => `${thread.thread.split(' ')[0]} ${thread.busyMsPerStep.toFixed(3)}`).join(', '),
+    ]),
+  ];
+}
+
+function profileEntryTable(what: string, entries: ProfileEntry[]): [string[], unknown[][]] {
+  return [
+    [what, 'self ms/step', 'incl. ms/step'],
+    entries.map((entry) => [`\`${entry.name.replace(/\|/g, '\\|')}\``, fmt(entry.selfMs, 4), fmt(entry.totalMs, 4)]),
+  ];
+}
+
 function memoryTable(report: BenchReport): [string[], unknown[][]] {
   const levels = [...new Set(report.memory.map((row) => row.waitingRuns))].sort((a, b) => a - b);
   const runtimes = [...new Set(report.memory.map((row) => row.runtime))];
@@ -513,6 +609,15 @@ export function targetLines(report: BenchReport): string[] {
     const r = ours !== undefined && floor ? ours / floor : undefined;
     lines.push(
       `- Worker CPU per step (${longest} tool steps): ÷ floor ${fmt(r, 2)}× (target ≤ 1.2: ${verdict(r === undefined ? undefined : r <= 1.2)})`,
+    );
+  }
+  for (const row of report.profile.filter((r) => r.runtime === 'durableAgent')) {
+    const floor = report.profile.find((r) => r.runtime === 'floor');
+    const r = floor ? row.stepsPerSecond / floor.stepsPerSecond : undefined;
+    const cpu = floor ? row.cpuMsPerStep / floor.cpuMsPerStep : undefined;
+    lines.push(
+      `- ${row.concurrentRuns} runs at once (profile section, without the profiler): steps/s ÷ floor ${fmt(r, 2)}× ` +
+        `(target ≥ 0.95: ${verdict(r === undefined ? undefined : r >= 0.95)}); worker CPU per step ÷ floor ${fmt(cpu, 2)}×`,
     );
   }
   const levels = [...new Set(report.memory.map((row) => row.waitingRuns))].sort((a, b) => b - a);

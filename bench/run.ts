@@ -4,7 +4,7 @@
 // waiting run and approval latency, history bytes. Prints the tables and writes bench/results/latest.{json,md}.
 //   npm run bench                     everything (about 20 minutes on 2 cores)
 //   npm run bench -- --quick          a short smoke run of everything (BENCH_QUICK=1 too)
-//   npm run bench -- --only=perStep,waiting   some sections (perStep, concurrency, waiting, history)
+//   npm run bench -- --only=perStep,waiting   some sections (perStep, concurrency, waiting, history, profile)
 //   npm run bench -- --runtimes=floor,durableAgent --reps=30   some runtimes, more timed runs per length
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
@@ -35,12 +35,13 @@ import {
 import { measureConcurrency } from './sections/concurrency.js';
 import { measureHistory } from './sections/history.js';
 import { measurePerStep } from './sections/per-step.js';
+import { measureProfile } from './sections/profile.js';
 import { measureWaiting } from './sections/waiting.js';
 import { round } from './stats.js';
 import { TEMPORAL_AI_SDK_DIR, ensureTemporalAiSdkInstalled } from './temporal-ai-sdk-install.js';
 import type { WorkloadSpec } from './workload.js';
 
-const SECTIONS = ['perStep', 'concurrency', 'history', 'waiting'] as const;
+const SECTIONS = ['perStep', 'concurrency', 'history', 'waiting', 'profile'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const args = process.argv.slice(2);
@@ -58,6 +59,8 @@ const CONFIG = {
   perStep: { toolSteps: [5, 20], bytes: 64, warmup: QUICK ? 1 : 3, reps: repsArg ? Number(repsArg) : QUICK ? 3 : 15 },
   concurrency: { levels: QUICK ? [1, 10, 50] : [1, 10, 50, 100, 200], toolSteps: 5, bytes: 64 },
   history: { toolSteps: [5, 10, 20, 40], bytes: 2048 },
+  // The same workload as the concurrency section's, so the same agent serves it.
+  profile: { runs: QUICK ? 20 : 200, toolSteps: 5, bytes: 64, top: 15 },
   waiting: {
     ladder: QUICK ? [1, 50, 200] : [1, 100, 1000, 5000],
     // About 1.5 MB per waiting run: 5,000 would not fit a worker's default 4 GB heap.
@@ -74,13 +77,14 @@ const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
 /** Every workload durable-agent's worker hosts an agent for. */
 function benchSpecs(): WorkloadSpec[] {
-  const { perStep, concurrency, history } = CONFIG;
+  const { perStep, concurrency, history, profile } = CONFIG;
   return [
     ...perStep.toolSteps.flatMap((toolSteps) => [
       { toolSteps, bytes: perStep.bytes },
       { toolSteps, bytes: perStep.bytes, localTool: true },
     ]),
     { toolSteps: concurrency.toolSteps, bytes: concurrency.bytes },
+    { toolSteps: profile.toolSteps, bytes: profile.bytes },
     ...history.toolSteps.map((toolSteps) => ({ toolSteps, bytes: history.bytes })),
     WAITING_SPEC,
   ];
@@ -143,6 +147,7 @@ async function main(): Promise<void> {
       memory: [],
       approvals: [],
       history: [],
+      profile: [],
       durationSeconds: 0,
     };
     const sectionStarts = (section: string) => report.load.push({ section, loadAverage: round(os.loadavg()[0]!, 2) });
@@ -162,7 +167,7 @@ async function main(): Promise<void> {
     };
     const guarded = <T>(runtime: BenchRuntime, what: () => Promise<T>) => guardedKey(runtime.key, what);
 
-    if (selected.has('perStep') || selected.has('concurrency') || selected.has('history')) {
+    if (['perStep', 'concurrency', 'history', 'profile'].some((s) => selected.has(s as Section))) {
       // Each worker bundles its workflow code at start; do it side by side.
       log('Starting the durable-agent, floor and @temporalio/ai-sdk workers (bundling workflows)...');
       const queues = {
@@ -212,6 +217,11 @@ async function main(): Promise<void> {
       if (selected.has('history')) {
         sectionStarts('history');
         report.history = await measureHistory(temporal, main, CONFIG.history, guarded, log);
+      }
+      if (selected.has('profile')) {
+        sectionStarts('profile');
+        const profiled = [floorRun, durableAgent].filter((r) => wanted(r.key));
+        report.profile = await measureProfile(profiled, CONFIG.profile, guarded, log);
       }
       await Promise.all(
         [ours.value, floor.value, ...(theirs.status === 'fulfilled' ? [theirs.value] : [])].map(stopWorker),

@@ -326,36 +326,83 @@ async function awaitClientResult(ctx: StepContext, call: ValidCall, args: JsonVa
  * tool whose server waits for a person's answer may end its activity early (`elicitation-pending`, a value of the
  * activity's result): the run waits for the answer — not counted against the tool's timeouts, and up to the
  * question's expiry — and runs the call again, answered from the record.
+ *
+ * Not `async` itself: with a free slot (the common case) the call is the activity's promise and one `then`, which
+ * resumes in the same microtask an `await` would, so commands keep their order, with one promise (and its captured
+ * stack) fewer than an `async` function and its `await`. A call that waits for a slot or for an answer takes the
+ * loop below, as before.
  */
-async function executeCall(ctx: CallContext, call: ValidCall, args: JsonValue): Promise<SettledCall> {
+function executeCall(ctx: CallContext, call: ValidCall, args: JsonValue): Promise<SettledCall> {
+  const slot = ctx.slots.acquire();
+  if (slot) return executeCallLoop(ctx, call, args, slot, undefined);
+  const tool = startToolCall(ctx, call, args);
+  return tool.executeTool(tool.input).then(
+    (result) => {
+      if (result.kind === 'elicitation-pending') return executeCallLoop(ctx, call, args, undefined, { tool, result });
+      finishToolCall(ctx, call.toolCallId);
+      return settledFrom(ctx, call, result);
+    },
+    (error: unknown) => {
+      finishToolCall(ctx, call.toolCallId);
+      throw error;
+    },
+  );
+}
+
+type ToolResult = Awaited<ReturnType<Activities['executeTool']>>;
+
+/** What running one call needs, made as the call starts (in the same task as its first `executeTool` command). */
+interface StartedToolCall {
+  executeTool: Activities['executeTool'];
+  input: ExecuteToolInput;
+}
+
+/** The call's activity and input; marks it started (and opens its progress on the run's stream). */
+function startToolCall(ctx: CallContext, call: ValidCall, args: JsonValue): StartedToolCall {
   const { state, step, run } = ctx;
   const { toolCallId, toolName } = call;
-  const slot = ctx.slots.acquire();
-  if (slot) await slot;
   const { executeTool } = toolProxy(ctx.description, call);
   const mcp = state.listingRefs();
   state.toolStarted(step, call);
   // Runs with a stream: the call's activity publishes its progress with this token (see RunStream).
   const progressToken = state.stream?.openCall(toolCallId);
+  const input: ExecuteToolInput = {
+    agentName: ctx.description.agentName,
+    run,
+    step,
+    messageCount: ctx.messageCount,
+    toolCallId,
+    toolName,
+    args,
+    // Stable across activity retries and replays, unique per tool call and run: a reused workflow id starts a
+    // run with another first execution id.
+    idempotencyKey: `${run.workflowId}:${workflowInfo().firstExecutionRunId}:${step}:${toolCallId}`,
+    mark: ctx.mark,
+    ...(mcp.length > 0 ? { mcp } : {}),
+    ...(call.via ? { via: call.via } : {}),
+    ...(progressToken ? { progressToken } : {}),
+  };
+  return { executeTool, input };
+}
+
+/**
+ * The call's loop when it has to wait: for a slot (`slot`), or, its activity having answered `elicitation-pending`
+ * (`pending`), for the answer and then again for the activity.
+ */
+async function executeCallLoop(
+  ctx: CallContext,
+  call: ValidCall,
+  args: JsonValue,
+  slot: Promise<void> | undefined,
+  pending: { tool: StartedToolCall; result: ToolResult } | undefined,
+): Promise<SettledCall> {
+  const { state } = ctx;
+  if (slot) await slot;
+  const { executeTool, input } = pending?.tool ?? startToolCall(ctx, call, args);
   let result;
   try {
     for (let reissues = 0; ; reissues++) {
-      result = await executeTool({
-        agentName: ctx.description.agentName,
-        run,
-        step,
-        messageCount: ctx.messageCount,
-        toolCallId,
-        toolName,
-        args,
-        // Stable across activity retries and replays, unique per tool call and run: a reused workflow id starts a
-        // run with another first execution id.
-        idempotencyKey: `${run.workflowId}:${workflowInfo().firstExecutionRunId}:${step}:${toolCallId}`,
-        mark: ctx.mark,
-        ...(mcp.length > 0 ? { mcp } : {}),
-        ...(call.via ? { via: call.via } : {}),
-        ...(progressToken ? { progressToken } : {}),
-      });
+      result = reissues === 0 && pending ? pending.result : await executeTool(input);
       if (result.kind !== 'elicitation-pending') break;
       if (reissues >= MAX_ELICITATION_REISSUES) return answer(ctx, call, reissueLimit(), 'error', reissueLimit().value);
       const { elicitationId } = result;
@@ -364,16 +411,27 @@ async function executeCall(ctx: CallContext, call: ValidCall, args: JsonValue): 
       else await condition(() => state.elicitations.isAnswered(elicitationId));
     }
   } finally {
-    state.toolFinished(toolCallId);
-    // v0.4.0: questions the server withdrew, or asked as the call ended, wait for nothing now.
-    if (state.elicitations.waitsFor(toolCallId) && patched(PATCHES.elicitationUpdate)) {
-      for (const id of state.elicitations.withdrawCall(toolCallId)) {
-        state.events.emit({ type: 'elicitation-answered', id, action: 'cancel', withdrawn: true });
-      }
-    }
-    state.stream?.closeCall(toolCallId);
-    ctx.slots.release();
+    finishToolCall(ctx, call.toolCallId);
   }
+  return settledFrom(ctx, call, result);
+}
+
+/** The call's activity ended (however it ended): withdrawn questions answered, progress closed, its slot freed. */
+function finishToolCall(ctx: CallContext, toolCallId: string): void {
+  const { state } = ctx;
+  state.toolFinished(toolCallId);
+  // v0.4.0: questions the server withdrew, or asked as the call ended, wait for nothing now.
+  if (state.elicitations.waitsFor(toolCallId) && patched(PATCHES.elicitationUpdate)) {
+    for (const id of state.elicitations.withdrawCall(toolCallId)) {
+      state.events.emit({ type: 'elicitation-answered', id, action: 'cancel', withdrawn: true });
+    }
+  }
+  state.stream?.closeCall(toolCallId);
+  ctx.slots.release();
+}
+
+/** The settled call from the activity's final result. */
+function settledFrom(ctx: CallContext, call: ValidCall, result: Exclude<ToolResult, { kind: 'elicitation-pending' }>) {
   if (result.kind === 'denied') {
     const output: ToolResultOutput = { type: 'error-text', value: result.error.message };
     return { ...answer(ctx, call, output, 'denied', result.error.message), denied: result.error };

@@ -23,7 +23,7 @@ export interface ProviderResponse {
   providerMetadata?: SharedV4ProviderMetadata;
 }
 
-type ParsedToolCall = Awaited<ReturnType<typeof parseToolCall<ToolSet>>>;
+export type ParsedToolCall = Awaited<ReturnType<typeof parseToolCall<ToolSet>>>;
 type ContentPart = Parameters<typeof toResponseMessages<ToolSet>>[0]['content'][number];
 
 /**
@@ -37,6 +37,29 @@ export async function toModelCallResult(
   call: { callOptions: LanguageModelV4CallOptions; tools: ToolSet },
   response: ProviderResponse,
 ): Promise<ModelCallResult> {
+  return (await readProviderResponse(model, call, response)).result;
+}
+
+/** A provider response read as {@link toModelCallResult} reads it, with the parts telemetry reports on the way. */
+export interface ReadProviderResponse {
+  /** The provider content with repeated tool-call ids renamed. */
+  content: LanguageModelV4Content[];
+  /** Every tool call in it, parsed by the SDK (invalid ones marked). */
+  toolCalls: ParsedToolCall[];
+  result: ModelCallResult;
+}
+
+/**
+ * {@link toModelCallResult}, also returning the renamed content and the parsed tool calls (what the traced path
+ * reports to the SDK's telemetry). The tool-choice check runs after `beforeCheck`, as `generateText` reports the
+ * model call's end before it checks.
+ */
+export async function readProviderResponse(
+  model: LanguageModelV4,
+  call: { callOptions: LanguageModelV4CallOptions; tools: ToolSet },
+  response: ProviderResponse,
+  beforeCheck?: (read: { content: LanguageModelV4Content[]; toolCalls: ParsedToolCall[] }) => Promise<void>,
+): Promise<ReadProviderResponse> {
   logWarnings({ warnings: response.warnings, provider: model.provider, model: model.modelId });
   const content = renameRepeatedIds(response.content);
   const parsed = await Promise.all(
@@ -53,11 +76,12 @@ export async function toModelCallResult(
         }),
       ),
   );
+  await beforeCheck?.({ content, toolCalls: parsed });
   checkToolChoice(model, call.callOptions.toolChoice, response, parsed);
 
   const responseMessages = await toResponseMessages({ content: toContentParts(content, parsed), tools: call.tools });
   const usage = asLanguageModelUsage(response.usage);
-  return toPlainJson({
+  const result = toPlainJson({
     text: content.map((part) => (part.type === 'text' ? part.text : '')).join(''),
     toolCalls: parsed
       .filter((toolCall) => !toolCall.providerExecuted)
@@ -78,6 +102,7 @@ export async function toModelCallResult(
     responseMessages: responseMessages.filter((message) => message.role !== 'tool') as ModelMessage[],
     ...(response.providerMetadata ? { providerMetadata: response.providerMetadata } : {}),
   });
+  return { content, toolCalls: parsed, result };
 }
 
 /** `generateText`'s rule: a forced tool choice the response ignored is an error, not an answer. */

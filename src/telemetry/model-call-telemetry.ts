@@ -1,5 +1,6 @@
-// The AI SDK's own telemetry for one model call, wired to durable-agent's tracer: `generateText` then records a
-// span per call with the model id, token usage and finish reason, nested under the `generate` activity's span.
+// The AI SDK's own telemetry for one model call, wired to durable-agent's tracer: the traced model call
+// (src/models/call-model-observed.ts) reports to it as `generateText` would, so it records a span per call with the
+// model id, token usage and finish reason, nested under the `generate` activity's span.
 import { OpenTelemetry } from '@ai-sdk/otel';
 import type { generateText } from 'ai';
 import { AgentTelemetry } from './agent-telemetry.js';
@@ -13,7 +14,7 @@ export const MODEL_CALL_FUNCTION_ID = 'durable-agent.generate';
 const integrations = new WeakMap<AgentTelemetry, OpenTelemetry>();
 
 /**
- * What to pass as `telemetry` to `generateText` for one model call: off (`undefined`) unless tracing is installed
+ * The AI SDK telemetry settings (`generateText`'s `telemetry` option) for one model call: off (`undefined`) unless tracing is installed
  * in this process. Prompts and outputs are recorded only with `recordContent`. The integration is passed per call,
  * not registered globally, so an application's own `generateText` calls keep their own telemetry settings.
  */

@@ -5,6 +5,7 @@ import type { ModelMessage } from 'ai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { callModel, type CallModelOptions, type ModelDelta, type ToolSpec } from '../../src/models/call-model.js';
 import { callModelObserved } from '../../src/models/call-model-observed.js';
+import { callViaGenerateText } from '../models/generate-text-reference.js';
 import { ScriptedLanguageModel, type ScriptedReply } from '../../src/models/scripted-model.js';
 import { TELEMETRY_OFF, telemetryWhenUnobserved } from '../../src/models/unobserved-telemetry.js';
 import { startOpenAIFakeServer, type OpenAIFakeServer } from '../models/openai-fake-server.js';
@@ -72,15 +73,21 @@ describe('callModel: one provider call (generate or stream) returns what generat
         tools: [weatherTool, webSearch],
       });
       const direct = await callModel(options(new ScriptedLanguageModel([reply])));
-      const viaSdk = await callModelObserved(
+      const viaSdk = await callViaGenerateText(
         new ScriptedLanguageModel([reply]),
         options(new ScriptedLanguageModel([reply])),
         TELEMETRY_OFF,
       );
       expect(direct).toEqual(viaSdk);
+      // The traced path (telemetry observed, here reported to no one) makes the same call.
+      const traced = await callModelObserved(
+        new ScriptedLanguageModel([reply]),
+        options(new ScriptedLanguageModel([reply])),
+        TELEMETRY_OFF,
+      );
+      expect(traced).toEqual(viaSdk);
 
-      // Streamed (directly, and through generateText as when telemetry is observed): the same result, and the
-      // text deltas join to its text.
+      // Streamed (directly, and on the traced path): the same result, and the text deltas join to its text.
       const deltas: ModelDelta[] = [];
       const onDelta = (delta: ModelDelta) => deltas.push(delta);
       const streamed = await callModel({ ...options(new ScriptedLanguageModel([reply])), onDelta });
