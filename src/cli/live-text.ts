@@ -43,6 +43,15 @@ export class RunPrinter {
   private open = false;
   /** Steps whose text was written live, at least in part. */
   private readonly live = new Set<number>();
+  /** What the terminal shows of each live step's text. */
+  private readonly shown = new Map<number, string>();
+  /**
+   * Steps whose model call was retried after part of its text was shown: what the new attempt wrote so far, held
+   * back while it repeats what is shown. A retry that writes the same words (a deterministic model, a provider that
+   * replays) goes on from where the screen is, with no marker and no word twice; one that writes other words gets
+   * the marker line and its own text.
+   */
+  private readonly retrying = new Map<number, { attempt: number; text: string }>();
 
   constructor(private readonly options: RunPrinterOptions) {
     this.style = options.style ?? PLAIN;
@@ -71,6 +80,16 @@ export class RunPrinter {
   }
 
   private event(event: RunEvent, parts: FullStreamPart[]): string {
+    const retry = event.type === 'text' ? this.retrying.get(event.step) : undefined;
+    if (event.type === 'text' && retry) {
+      // The step ended while its retry was still repeating the screen: show the recorded text once more if it is
+      // not what the screen already says.
+      this.retrying.delete(event.step);
+      const recorded = retry.text + parts.map((full) => (full.type === 'text-delta' ? full.text : '')).join('');
+      if (recorded === this.shown.get(event.step)) return this.close();
+      this.live.delete(event.step);
+      return `${this.marker(`step ${event.step} as recorded:`)}${this.liveText(event.step, recorded)}${this.close()}`;
+    }
     if (event.type === 'text' && this.live.has(event.step)) {
       // The recorded text completes the live line (or replaces it after a marker, when they differ).
       return parts.map((full) => this.written(full)).join('') + this.close();
@@ -80,27 +99,61 @@ export class RunPrinter {
 
   /** What a full-stream part writes on a live line. */
   private written(part: FullStreamPart): string {
-    const { style } = this;
+    if (part.type === 'reset-step' && part.reason === 'retry' && this.live.has(part.step)) {
+      this.retrying.set(part.step, { attempt: part.attempt, text: '' });
+      return '';
+    }
+    if (part.type === 'text-delta' && this.retrying.has(part.step)) return this.caughtUp(part.step, part.text);
     if (part.type === 'reset-step') {
       if (!this.live.has(part.step)) return '';
+      this.retrying.delete(part.step);
       const why =
         part.reason === 'retry'
           ? `the model call of step ${part.step} is retried (attempt ${part.attempt}): its text so far is void`
           : `step ${part.step} as recorded:`;
       this.live.delete(part.step);
-      return `${this.close()}${this.prefix}${style.yellow(`↺ ${why}`)}\n`;
+      return this.marker(why);
     }
-    if (part.type !== 'text-delta' || part.text === '') return '';
+    if (part.type !== 'text-delta') return '';
+    return this.liveText(part.step, part.text);
+  }
+
+  /** `piece` of a step's text on the live line (opening it first). */
+  private liveText(step: number, piece: string): string {
+    const { style } = this;
+    if (piece === '') return '';
     let text = '';
     if (!this.open) {
       const time = this.options.timestamps ? `${style.dim(timeOfDay(this.options.now?.() ?? new Date()))} ` : '';
       // No sequence number yet: the step's text event is recorded once the model is done.
-      const says = this.live.has(part.step) ? 'model says (continued):' : 'model says:';
+      const says = this.live.has(step) ? 'model says (continued):' : 'model says:';
       text += `${this.prefix}${time}${style.dim('#…  ')} ${says} `;
       this.open = true;
     }
-    this.live.add(part.step);
-    return text + terminalSafe(part.text).replace(/\n/g, `\n${INDENT}`);
+    this.live.add(step);
+    this.shown.set(step, (this.shown.get(step) ?? '') + piece);
+    return text + terminalSafe(piece).replace(/\n/g, `\n${INDENT}`);
+  }
+
+  private marker(why: string): string {
+    return `${this.close()}${this.prefix}${this.style.yellow(`↺ ${why}`)}\n`;
+  }
+
+  /** A retried step's new text: nothing while it repeats the screen, then only what is new, or the marker. */
+  private caughtUp(step: number, piece: string): string {
+    const retry = this.retrying.get(step)!;
+    retry.text += piece;
+    const shown = this.shown.get(step) ?? '';
+    if (shown.startsWith(retry.text)) return '';
+    this.retrying.delete(step);
+    if (retry.text.startsWith(shown)) {
+      return this.liveText(step, retry.text.slice(shown.length));
+    }
+    // Other words: the screen's text is void. Say so, then write the new attempt's text from its start.
+    this.live.delete(step);
+    this.shown.delete(step);
+    const why = `the model call of step ${step} is retried (attempt ${retry.attempt}): its text so far is void`;
+    return this.marker(why) + this.liveText(step, retry.text);
   }
 }
 

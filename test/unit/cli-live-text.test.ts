@@ -70,18 +70,44 @@ describe('watch: the model’s text as it is written', () => {
     expect(await print(run.parts)).toBe('#1   step 1\n#2   model says: Whole.\n');
   });
 
-  it('a retried model call: a marker line, then the new attempt’s text on a new line', async () => {
+  it('a retried model call that writes the same words goes on where the screen is, with no word twice', async () => {
     const run = stream()
       .event({ type: 'step-started', step: 1 })
       .deltas(1, 1, 'Hello wo')
       .reset(1, 2)
-      .deltas(1, 2, 'Hello world.')
+      .deltas(1, 2, 'Hel')
+      .deltas(1, 2, 'lo world.')
       .event({ type: 'text', step: 1, text: 'Hello world.' });
+    expect(await print(run.parts)).toBe('#1   step 1\n#…   model says: Hello world.\n');
+  });
+
+  it('a retried model call that writes other words: a marker line, then the new attempt’s text', async () => {
+    const run = stream()
+      .event({ type: 'step-started', step: 1 })
+      .deltas(1, 1, 'Hello wo')
+      .reset(1, 2)
+      .deltas(1, 2, 'Hi there.')
+      .event({ type: 'text', step: 1, text: 'Hi there.' });
     expect(await print(run.parts)).toBe(
       '#1   step 1\n' +
         '#…   model says: Hello wo\n' +
         '↺ the model call of step 1 is retried (attempt 2): its text so far is void\n' +
-        '#…   model says: Hello world.\n',
+        '#…   model says: Hi there.\n',
+    );
+  });
+
+  it('a retry that ends while it still repeats the screen shows the recorded text when it differs', async () => {
+    const run = stream()
+      .event({ type: 'step-started', step: 1 })
+      .deltas(1, 1, 'Hello world, and more')
+      .reset(1, 2)
+      .deltas(1, 2, 'Hello world')
+      .event({ type: 'text', step: 1, text: 'Hello world' });
+    expect(await print(run.parts)).toBe(
+      '#1   step 1\n' +
+        '#…   model says: Hello world, and more\n' +
+        '↺ step 1 as recorded:\n' +
+        '#…   model says: Hello world\n',
     );
   });
 
