@@ -73,6 +73,9 @@ export function createAssistant(model: string): Agent {
     tools: [getWeather, sendEmail, countSlowly],
     toolkits: [createReasoningTools({ addFewShot: false })],
     maxSteps: 8,
+    // A model call heartbeats while it streams: a killed worker's call is retried after 3 s without one (the
+    // default is 30 s, for models that pause longer between pieces).
+    activity: { generate: { heartbeatTimeout: '3 seconds' } },
   });
 }
 

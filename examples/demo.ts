@@ -211,11 +211,19 @@ async function demo(cleanup: Cleanup, watchdog: Watchdog, startedAt: number): Pr
   // Where the watch is: after the approval (and the crash) it goes on from there, nothing repeated.
   const position: WatchPosition = { lastSeq: 0, lastOffset: -1 };
   let crashed = false;
+  let worker = firstWorker;
+  // After the approval, the worker is killed once more, while the model writes the answer.
+  let killedMidAnswer = false;
   const toolsCalled = new Set<string>();
   for (;;) {
     let pending: Extract<RunEvent, { type: 'approval-requested' }> | undefined;
     for await (const { text, event } of printedParts(run.parts({ signal: watchdog.signal }), printer, position)) {
       write(text);
+      if (crashed && !killedMidAnswer && !event && text.includes('model says')) {
+        killedMidAnswer = true;
+        write(printer.close());
+        worker = await killMidAnswer(worker, connection, client, cleanup, watchdog);
+      }
       if (event?.type === 'tool-call') toolsCalled.add(event.toolName);
       if (event?.type === 'approval-requested') {
         pending = event;
@@ -228,7 +236,7 @@ async function demo(cleanup: Cleanup, watchdog: Watchdog, startedAt: number): Pr
 
     if (!crashed) {
       crashed = true;
-      await crashAndReplace(firstWorker, run, pending, connection, client, cleanup, watchdog);
+      worker = await crashAndReplace(worker, run, pending, connection, client, cleanup, watchdog);
     }
     await decide(run, pending, watchdog);
     say(style.dim('Events after the decision:'));
@@ -253,6 +261,7 @@ async function demo(cleanup: Cleanup, watchdog: Watchdog, startedAt: number): Pr
   }
   section('Final answer');
   say(result.text || style.dim('(no text)'));
+  if (killedMidAnswer) await sayHowTheAnswerSurvived(run, watchdog);
   const routed = await routedRun(client, offline, watchdog);
   summarize(result, crashed, routed, connection, run.id, startedAt);
 }
@@ -516,7 +525,7 @@ async function crashAndReplace(
   client: AgentClient,
   cleanup: Cleanup,
   watchdog: Watchdog,
-): Promise<void> {
+): Promise<WorkerProcess> {
   section('Crash');
   await worker.crash();
   say(
@@ -551,6 +560,58 @@ async function crashAndReplace(
   );
   say(
     `  ${style.cyan(waiting.toolName)} ${formatValue(waiting.args)} ${style.dim(`(requested ${waiting.requestedAt})`)}`,
+  );
+  return replacement;
+}
+
+/**
+ * The second crash: SIGKILL while the model writes the answer. The watch goes on reading the run's stream (the
+ * server holds it, no worker needed); the model call is retried on the next worker, whose text picks up where the
+ * screen is.
+ */
+async function killMidAnswer(
+  worker: WorkerProcess,
+  connection: Connection,
+  client: AgentClient,
+  cleanup: Cleanup,
+  watchdog: Watchdog,
+): Promise<WorkerProcess> {
+  await worker.crash();
+  say(
+    style.red(style.bold(`  Killed worker ${worker.number} (pid ${worker.child.pid}) with SIGKILL`)) +
+      ' while the model writes the answer.',
+  );
+  const replacement = await startWorker(worker.number + 1, connection, client, cleanup, watchdog);
+  say(
+    style.dim(
+      `  The model call is retried on worker ${replacement.number} once its heartbeat is missed; the answer goes on ` +
+        'where the screen is, with no word twice:',
+    ),
+  );
+  return replacement;
+}
+
+/** What the history says about the model call the second crash cut off. */
+async function sayHowTheAnswerSurvived(run: AgentRun, watchdog: Watchdog): Promise<void> {
+  const history = await watchdog.guard(run.handle.fetchHistory());
+  const scheduled = new Map<string, string>();
+  let retried = 0;
+  for (const event of history.events ?? []) {
+    const attrs = event.activityTaskScheduledEventAttributes;
+    if (attrs?.activityType?.name) scheduled.set(String(event.eventId), attrs.activityType.name);
+    const started = event.activityTaskStartedEventAttributes;
+    if (started && scheduled.get(String(started.scheduledEventId)) === 'generate' && (started.attempt ?? 1) > 1) {
+      retried = Math.max(retried, started.attempt ?? 1);
+    }
+  }
+  say(
+    retried > 1
+      ? style.dim(
+          `The answer's model call ran again (attempt ${retried}) after the crash. History holds its text once, ` +
+            "from the attempt that finished; the run's stream told watchers to drop the killed attempt's pieces " +
+            '(reset-step), and the watch showed each word once.',
+        )
+      : style.dim('The model had finished the answer before the worker died: nothing needed to run again.'),
   );
 }
 
