@@ -13,6 +13,7 @@ import { connectClient } from '../connection/connect-client.js';
 import type { ConnectionSettings, TemporalConnectionOptions } from '../connection/connection-options.js';
 import { resolveConnection } from '../connection/resolve-connection.js';
 import { AgentRun, type AgentRunOptions, type AgentRunResult } from './agent-run.js';
+import { Conversation, type ConversationOptions } from './conversation.js';
 
 /**
  * Options of `AgentClient.start`: the run's own settings (user, conversation, serializable context stored in
@@ -116,6 +117,15 @@ export class AgentClient {
       return new AgentRun(this.temporal.workflow.getHandle(workflowId), this.runOptions);
     const handle = this.temporal.workflow.getHandle(workflowId, undefined, { firstExecutionRunId });
     return new AgentRun(handle, this.runOptions, firstExecutionRunId);
+  }
+
+  /**
+   * A handle on conversation `id` with `options.agent` (see docs/conversations.md): its first `send` creates it, later
+   * ones (from any process, with the same id) add turns to it. `conversationId` and `userId` are VoltAgent's memory
+   * keys: every turn's run and its tools see them, and the turn number, in their context.
+   */
+  conversation(id: string, options: ConversationOptions): Conversation {
+    return new Conversation(this.temporal, id, options, options.taskQueue ?? this.taskQueue, this.runOptions);
   }
 
   /** Starts a run and waits for its result. */

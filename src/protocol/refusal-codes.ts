@@ -47,6 +47,16 @@ export const RefusalCode = {
   /** Too many questions: waiting at once in the run, or recorded by this execution (count or bytes). */
   ElicitationTooManyQuestions: 'Elicitation.TooManyQuestions',
 
+  // Conversations (`conversation.send()`): a message refused before it is queued.
+  /** The conversation has ended (`end()`, or it completed, failed or was terminated): start another id. */
+  ConversationEnded: 'Conversation.Ended',
+  /** Too many messages wait for their turn: wait for the running turn, or send with `interrupt: true`. */
+  ConversationQueueFull: 'Conversation.QueueFull',
+  /** The message is over the conversation's `maxMessageBytes` (UTF-8 bytes of its JSON). */
+  ConversationMessageTooLarge: 'Conversation.MessageTooLarge',
+  /** The sender is not the conversation's user and the agent's `authorizeDecision` did not allow them. */
+  ConversationNotAuthorized: 'Conversation.NotAuthorized',
+
   // What any request carries.
   /** A field is over its bound (docs/limits.md): a reason, an approver, identity evidence, a tool result. */
   InputTooLarge: 'Input.TooLarge',
