@@ -30,12 +30,15 @@ import {
 } from '../protocol/conversation.js';
 import { AgentRun, type AgentRunOptions, type AgentRunResult, type DecisionOptions } from './agent-run.js';
 import { RunRequestRejectedError } from './errors/run-request-rejected-error.js';
-import { chainRunIds } from './history/run-chain.js';
+import { nextRunId } from './history/run-chain.js';
 import type { HistoryEvent } from './history/transcript-from-history.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, throughWorker } from './through-worker.js';
 import type { RunStreamOptions, RunStreamPart } from './run-stream.js';
 import type { ApprovalRecord, ElicitationContent, ElicitationRecord, RunEvent, RunState } from '../protocol/index.js';
 import type { TranscriptMessage } from '../protocol/index.js';
+
+/** Bounds a walk along a corrupt chain of executions. */
+const MAX_EXECUTIONS = 100_000;
 
 /** Options of `AgentClient.conversation`. Used when the first `send` creates the conversation; later ones ignore them. */
 export interface ConversationOptions {
@@ -192,7 +195,7 @@ export class Conversation {
     const cursor = parseCursor(options.cursor);
     const described = await this.handle().describe();
     const firstRunId = described.raw.workflowExecutionInfo?.firstRunId || described.runId;
-    const runIds = await chainRunIds(this.client.workflow, this.id, firstRunId);
+    const runIds = await this.chain(firstRunId, described.runId);
     let index = cursor ? runIds.indexOf(cursor.runId) : 0;
     if (index < 0) throw new Error(`The cursor '${options.cursor}' names no execution of conversation '${this.id}'.`);
     let skip = cursor?.offset ?? 0;
@@ -214,6 +217,20 @@ export class Conversation {
       skip = 0;
     }
     return { messages };
+  }
+
+  /**
+   * The conversation's executions from its first to `latestRunId`. Only closed executions are asked what they
+   * continued into (asking a running one waits for it to close).
+   */
+  private async chain(firstRunId: string, latestRunId: string): Promise<string[]> {
+    const runIds = [firstRunId];
+    for (let runId = firstRunId; runId !== latestRunId && runIds.length < MAX_EXECUTIONS; ) {
+      const next = await nextRunId(this.client.workflow, this.id, runId);
+      if (next === undefined) break;
+      runIds.push((runId = next));
+    }
+    return runIds;
   }
 
   /** The turns one execution recorded, in order: the results of its `conversationTurnMessages` activities. */

@@ -6,12 +6,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
 import { AgentClient } from '../../src/client/agent-client.js';
+import type { Conversation } from '../../src/client/conversation.js';
+import type { ConversationState } from '../../src/protocol/conversation.js';
 import { RunRequestRejectedError } from '../../src/client/errors/run-request-rejected-error.js';
 import { ScriptedLanguageModel, type ScriptedRequest } from '../../src/models/scripted-model.js';
 import { RefusalCode } from '../../src/protocol/index.js';
 import { createTool } from '../../src/tool/tool.js';
 import { withAgentWorker } from '../support/agent-harness.js';
 import { createTestEnv, randomWorkflowId } from '../support/temporal.js';
+
+/** The conversation's state once it has recorded `turns` turns (a turn's result comes before the conversation records it). */
+async function settled(conversation: Conversation, turns: number): Promise<ConversationState> {
+  for (let i = 0; ; i++) {
+    const state = await conversation.state();
+    if ((state.completedTurns >= turns && state.status !== 'running') || i >= 100) return state;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -117,6 +128,8 @@ describe('durable conversations', () => {
       expect(third.turn).toBe(3);
       await third.result();
       expect(seen.at(-1)).toEqual({ userId: 'u1', conversationId: id, turn: 3 });
+      const state = await settled(conversation, 3);
+      expect(state).toMatchObject({ status: 'idle', turns: 3, completedTurns: 3, transcriptMessages: 8 });
       const page = await conversation.history({ limit: 100 });
       expect(page.messages.map((m) => [m.turn, m.role])).toEqual([
         [1, 'user'],
@@ -128,8 +141,6 @@ describe('durable conversations', () => {
         [3, 'tool'],
         [3, 'assistant'],
       ]);
-      const state = await conversation.state();
-      expect(state).toMatchObject({ status: 'idle', turns: 3, completedTurns: 3, transcriptMessages: 8 });
       await conversation.end();
       await conversation.ended();
       const refused = await rejection(conversation.send('after the end'));
@@ -186,6 +197,7 @@ describe('durable conversations', () => {
       await expect(second.result()).rejects.toThrow();
       expect(surveyAborted).toBe(2);
       expect(await waiting.text()).toBe('echo: waiting');
+      await settled(conversation, 6);
       const history = await conversation.history();
       expect(history.messages.filter((m) => m.role === 'user').map((m) => [m.turn, textOf(m as never)])).toEqual([
         [1, 'use survey'],
