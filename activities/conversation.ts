@@ -54,9 +54,8 @@ export function createConversationTurnMessages() {
     let messages = (await transcriptFromHistory(client, input.workflowId, runId)).messages;
     if (!messages) {
       const execution = client.getHandle(input.workflowId, runId);
-      messages = (
-        await readTranscript((from, to, fromPart) => execution.query(transcriptQuery, from, to, fromPart), 0)
-      ).messages;
+      messages = (await readTranscript((from, to, fromPart) => execution.query(transcriptQuery, from, to, fromPart), 0))
+        .messages;
     }
     const start = messages[0]?.role === 'system' && !isSummaryMessage(messages[0]) ? 1 : 0;
     const added = messages.slice(start + input.inputCount);
@@ -167,7 +166,10 @@ export function createAuthorizeConversationMessage(deps: ActivityDependencies) {
       if (typeof verdict === 'boolean') return verdict ? { allowed: true } : { allowed: false };
       return verdict.allowed === true
         ? { allowed: true }
-        : { allowed: false, ...(verdict.reason ? { reason: truncateUtf8(verdict.reason, INPUT_LIMITS.reasonChars) } : {}) };
+        : {
+            allowed: false,
+            ...(verdict.reason ? { reason: truncateUtf8(verdict.reason, INPUT_LIMITS.reasonChars) } : {}),
+          };
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       getGlobalLogger().warn('authorizeDecision threw; the conversation message is refused', { error: message });

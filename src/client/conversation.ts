@@ -262,7 +262,10 @@ export class Conversation {
 
   /** The send's failure as a RunRequestRejectedError with a code, or undefined when it is not a refusal. */
   private refusal(err: unknown): RunRequestRejectedError | undefined {
-    if (err instanceof WorkflowExecutionAlreadyStartedError || (err as Error)?.name === 'WorkflowExecutionAlreadyStartedError') {
+    if (
+      err instanceof WorkflowExecutionAlreadyStartedError ||
+      (err as Error)?.name === 'WorkflowExecutionAlreadyStartedError'
+    ) {
       return ended(this.id, err);
     }
     if (err instanceof WorkflowUpdateFailedError && err.cause instanceof Error) {

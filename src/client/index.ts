@@ -8,12 +8,7 @@ export {
   type RunToolCall,
   type RunToolResult,
 } from './agent-run.js';
-export {
-  Conversation,
-  ConversationTurn,
-  type ConversationOptions,
-  type SendOptions,
-} from './conversation.js';
+export { Conversation, ConversationTurn, type ConversationOptions, type SendOptions } from './conversation.js';
 export {
   CONVERSATION_LIMITS,
   CONVERSATION_WORKFLOW,

@@ -103,7 +103,7 @@ export type ConversationAgentSettings = ConversationCompaction & { summarize: bo
 /** A message sent to a conversation. */
 export interface ConversationMessage {
   /** The user's message: text, or a user message's content parts. */
-  content: string | Extract<TranscriptMessage, { role: 'user' }>['content'];
+  content: Extract<TranscriptMessage, { role: 'user' }>['content'];
   /** Cancel the running turn and answer this one next. Default: wait in the queue. */
   interrupt?: boolean;
   /** Who sends it. Default: the conversation's user. */

@@ -92,9 +92,7 @@ describe('a bounded conversation', () => {
         Array.from({ length: 5 }, (_, i) => conversation.send(`message ${TURNS - 4 + i}`)),
       );
       const texts = await Promise.all(last.map((turn) => turn.text()));
-      expect(texts.sort()).toEqual(
-        Array.from({ length: 5 }, (_, i) => `echo: message ${TURNS - 4 + i}`).sort(),
-      );
+      expect(texts.sort()).toEqual(Array.from({ length: 5 }, (_, i) => `echo: message ${TURNS - 4 + i}`).sort());
       const state = await settled(conversation, TURNS);
       expect(state.completedTurns).toBe(TURNS);
       expect(state.generation).toBeGreaterThan(0);
