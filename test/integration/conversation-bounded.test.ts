@@ -11,7 +11,7 @@ import type { ConversationState } from '../../src/protocol/conversation.js';
 import { nextRunId } from '../../src/client/history/run-chain.js';
 import { ScriptedLanguageModel, type ScriptedRequest } from '../../src/models/scripted-model.js';
 import { SUMMARY_TAG } from '../../src/protocol/conversation.js';
-import { withAgentWorker } from '../support/agent-harness.js';
+import { recordHistory, withAgentWorker } from '../support/agent-harness.js';
 import { createTestEnv, randomWorkflowId } from '../support/temporal.js';
 
 /** The conversation's state once it has recorded `turns` turns (a turn's result comes before the conversation records it). */
@@ -112,6 +112,14 @@ describe('a bounded conversation', () => {
     expect(lastPrompt).toMatch(/summary \d+ \(after summary \d+\)/);
 
     // Each execution's history stayed under the budget (plus one turn's events: it continues between turns).
+    const described = await env.client.workflow.getHandle(id).describe();
+    await recordHistory(
+      'conversation-continue-as-new',
+      env,
+      id,
+      described.raw.workflowExecutionInfo?.firstRunId ?? undefined,
+    );
+    await recordHistory('conversation-continued-summarized', env, id);
     const lengths = await executionLengths(id);
     expect(lengths.length).toBeGreaterThan(1);
     for (const length of lengths) expect(length).toBeLessThan(BUDGET + 60);

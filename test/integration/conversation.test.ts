@@ -12,7 +12,7 @@ import { RunRequestRejectedError } from '../../src/client/errors/run-request-rej
 import { ScriptedLanguageModel, type ScriptedRequest } from '../../src/models/scripted-model.js';
 import { RefusalCode } from '../../src/protocol/index.js';
 import { createTool } from '../../src/tool/tool.js';
-import { withAgentWorker } from '../support/agent-harness.js';
+import { recordHistory, withAgentWorker } from '../support/agent-harness.js';
 import { createTestEnv, randomWorkflowId } from '../support/temporal.js';
 
 /** The conversation's state once it has recorded `turns` turns (a turn's result comes before the conversation records it). */
@@ -143,6 +143,7 @@ describe('durable conversations', () => {
       ]);
       await conversation.end();
       await conversation.ended();
+      await recordHistory('conversation-turns', env, id);
       const refused = await rejection(conversation.send('after the end'));
       expect(refused.code).toBe(RefusalCode.ConversationEnded);
     });
