@@ -193,7 +193,14 @@ export class Conversation {
   async history(options: { cursor?: string; limit?: number } = {}): Promise<ConversationHistoryPage> {
     const limit = Math.max(1, Math.min(options.limit ?? 100, 1_000));
     const cursor = parseCursor(options.cursor);
-    const described = await this.handle().describe();
+    let described;
+    try {
+      described = await this.handle().describe();
+    } catch (err) {
+      // No message was ever sent: the conversation does not exist yet.
+      if (err instanceof WorkflowNotFoundError) return { messages: [] };
+      throw err;
+    }
     const firstRunId = described.raw.workflowExecutionInfo?.firstRunId || described.runId;
     const runIds = await this.chain(firstRunId, described.runId);
     let index = cursor ? runIds.indexOf(cursor.runId) : 0;
