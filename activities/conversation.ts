@@ -30,6 +30,8 @@ import { type ActivityDependencies, requireAgent } from '../src/worker/runtime/d
 
 /** UTF-8 bytes of a summary kept (a longer one is cut): it is carried in every turn's input. */
 export const MAX_SUMMARY_BYTES = 16 * 1024;
+/** How often the summarizer heartbeats (the workflow's heartbeat timeout for it is 15 s). */
+const SUMMARY_HEARTBEAT_MS = 3_000;
 /** UTF-8 bytes of the transcript text a summarizer is given (the newest part of what is summarized). */
 const MAX_SUMMARIZED_BYTES = 256 * 1024;
 
@@ -89,17 +91,22 @@ export function createSummarizeConversation(deps: ActivityDependencies) {
     const prompt =
       (input.summary ? `Earlier summary:\n${input.summary}\n\n` : '') +
       `Conversation to summarize:\n${text.length > 0 ? text : '(no text)'}`;
+    // Heartbeats while the model writes: a worker that dies mid-summary is noticed within the heartbeat timeout.
+    const context = Context.current();
+    const beat = setInterval(() => context.heartbeat(), SUMMARY_HEARTBEAT_MS);
     try {
       const result = await generateText({
         model,
         system: options.instructions ?? DEFAULT_SUMMARY_INSTRUCTIONS,
         prompt,
         maxOutputTokens: options.maxOutputTokens ?? 1_024,
-        abortSignal: Context.current().cancellationSignal,
+        abortSignal: context.cancellationSignal,
       });
       return { summary: truncateUtf8(result.text.trim(), MAX_SUMMARY_BYTES) };
     } catch (err) {
       throw classifyModelError(err);
+    } finally {
+      clearInterval(beat);
     }
   };
 }

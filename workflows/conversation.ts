@@ -53,6 +53,7 @@ const { conversationTurnMessages } = proxyActivities<Activities>({
 });
 const { summarizeConversation } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '15 seconds',
   retry: { initialInterval: '2s', maximumInterval: '1 minute', maximumAttempts: 5 },
 });
 const { authorizeConversationMessage, describeConversation } = proxyLocalActivities<Activities>({

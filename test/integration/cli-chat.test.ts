@@ -49,7 +49,7 @@ async function typeAt(term: ReturnType<typeof terminal>, n: number, line: string
 }
 
 describe('durable-agent chat', () => {
-  it('chats, decides an approval inline, leaves and rejoins the conversation', async () => {
+  it('chats, decides an approval inline, leaves and rejoins the conversation', { timeout: 150_000 }, async () => {
     const agent = new Agent({ name: 'waiter', instructions: '', model, tools: [book] });
     await withAgentWorker(env, [agent], async (h) => {
       const id = randomWorkflowId('chat');

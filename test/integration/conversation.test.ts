@@ -97,158 +97,170 @@ const book = createTool({
 });
 
 describe('durable conversations', () => {
-  it('creates one conversation from two first messages sent at once: two turns in order, each seeing the transcript', async () => {
-    const model = echoModel();
-    const agent = new Agent({ name: 'chat', instructions: 'Be brief.', model, tools: [whoAmI] });
-    await withAgentWorker(env, [agent], async (h) => {
-      const id = randomWorkflowId('conv');
-      const options = { agent: 'chat', userId: 'u1', workflow: { workflowExecutionTimeout: '2 minutes' } };
-      // Two handles, as two processes would have: both sends create-or-join the same workflow.
-      const [a, b] = await Promise.all([
-        h.client.conversation(id, options).send('first'),
-        new AgentClient({ client: env.client, taskQueue: h.taskQueue }).conversation(id, options).send('second'),
-      ]);
-      expect([a.turn, b.turn].sort()).toEqual([1, 2]);
-      const [one, two] = a.turn === 1 ? [a, b] : [b, a];
-      const firstText = await one.text();
-      const secondText = await two.text();
-      expect([firstText, secondText].sort()).toEqual(['echo: first', 'echo: second']);
-      // The second turn's model call saw the first turn, then its own message.
-      const second = model.requests.find((r) => r.lastUserText === (two === b ? 'second' : 'first'))!;
-      const prompt = second.prompt.map((m) => `${m.role}:${textOf(m)}`);
-      expect(prompt).toEqual([
-        'system:Be brief.',
-        `user:${one === a ? 'first' : 'second'}`,
-        `assistant:${firstText}`,
-        `user:${two === b ? 'second' : 'first'}`,
-      ]);
-      // Tools see the conversation, its user and the turn number.
-      const conversation = h.client.conversation(id, options);
-      const third = await conversation.send('use whoami');
-      expect(third.turn).toBe(3);
-      await third.result();
-      expect(seen.at(-1)).toEqual({ userId: 'u1', conversationId: id, turn: 3 });
-      const state = await settled(conversation, 3);
-      expect(state).toMatchObject({ status: 'idle', turns: 3, completedTurns: 3, transcriptMessages: 8 });
-      const page = await conversation.history({ limit: 100 });
-      expect(page.messages.map((m) => [m.turn, m.role])).toEqual([
-        [1, 'user'],
-        [1, 'assistant'],
-        [2, 'user'],
-        [2, 'assistant'],
-        [3, 'user'],
-        [3, 'assistant'],
-        [3, 'tool'],
-        [3, 'assistant'],
-      ]);
-      await conversation.end();
-      await conversation.ended();
-      await recordHistory('conversation-turns', env, id);
-      const refused = await rejection(conversation.send('after the end'));
-      expect(refused.code).toBe(RefusalCode.ConversationEnded);
-    });
-  });
-
-  it('queues follow-ups in order, interrupts the running turn, stops it, and refuses past the limits', async () => {
-    surveyAborted = 0;
-    const model = echoModel();
-    const agent = new Agent({ name: 'surveyor', instructions: '', model, tools: [survey] });
-    await withAgentWorker(env, [agent], async (h) => {
-      const id = randomWorkflowId('conv');
-      const conversation = h.client.conversation(id, {
-        agent: 'surveyor',
-        userId: 'u1',
-        limits: { maxQueued: 2, maxMessageBytes: 100 },
-        workflow: { workflowExecutionTimeout: '2 minutes' },
+  it(
+    'creates one conversation from two first messages sent at once: two turns in order, each seeing the transcript',
+    { timeout: 150_000 },
+    async () => {
+      const model = echoModel();
+      const agent = new Agent({ name: 'chat', instructions: 'Be brief.', model, tools: [whoAmI] });
+      await withAgentWorker(env, [agent], async (h) => {
+        const id = randomWorkflowId('conv');
+        const options = { agent: 'chat', userId: 'u1', workflow: { workflowExecutionTimeout: '2 minutes' } };
+        // Two handles, as two processes would have: both sends create-or-join the same workflow.
+        const [a, b] = await Promise.all([
+          h.client.conversation(id, options).send('first'),
+          new AgentClient({ client: env.client, taskQueue: h.taskQueue }).conversation(id, options).send('second'),
+        ]);
+        expect([a.turn, b.turn].sort()).toEqual([1, 2]);
+        const [one, two] = a.turn === 1 ? [a, b] : [b, a];
+        const firstText = await one.text();
+        const secondText = await two.text();
+        expect([firstText, secondText].sort()).toEqual(['echo: first', 'echo: second']);
+        // The second turn's model call saw the first turn, then its own message.
+        const second = model.requests.find((r) => r.lastUserText === (two === b ? 'second' : 'first'))!;
+        const prompt = second.prompt.map((m) => `${m.role}:${textOf(m)}`);
+        expect(prompt).toEqual([
+          'system:Be brief.',
+          `user:${one === a ? 'first' : 'second'}`,
+          `assistant:${firstText}`,
+          `user:${two === b ? 'second' : 'first'}`,
+        ]);
+        // Tools see the conversation, its user and the turn number.
+        const conversation = h.client.conversation(id, options);
+        const third = await conversation.send('use whoami');
+        expect(third.turn).toBe(3);
+        await third.result();
+        expect(seen.at(-1)).toEqual({ userId: 'u1', conversationId: id, turn: 3 });
+        const state = await settled(conversation, 3);
+        expect(state).toMatchObject({ status: 'idle', turns: 3, completedTurns: 3, transcriptMessages: 8 });
+        const page = await conversation.history({ limit: 100 });
+        expect(page.messages.map((m) => [m.turn, m.role])).toEqual([
+          [1, 'user'],
+          [1, 'assistant'],
+          [2, 'user'],
+          [2, 'assistant'],
+          [3, 'user'],
+          [3, 'assistant'],
+          [3, 'tool'],
+          [3, 'assistant'],
+        ]);
+        await conversation.end();
+        await conversation.ended();
+        await recordHistory('conversation-turns', env, id);
+        const refused = await rejection(conversation.send('after the end'));
+        expect(refused.code).toBe(RefusalCode.ConversationEnded);
       });
-      const running = await conversation.send('use survey');
-      await running.started();
-      // Wait for the tool to run.
-      for (let i = 0; i < 100 && (await running.state()).runningTools.length === 0; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      const queued = await conversation.send('after the survey');
-      expect(queued.position).toBe(1);
-      const later = await conversation.send('last');
-      expect(later.position).toBe(2);
-      expect((await rejection(conversation.send('one too many'))).code).toBe(RefusalCode.ConversationQueueFull);
-      // 40 characters, 120 UTF-8 bytes: over the 100-byte limit.
-      expect((await rejection(conversation.send('€'.repeat(40), { interrupt: true }))).code).toBe(
-        RefusalCode.ConversationMessageTooLarge,
-      );
-      const state = await conversation.state();
-      expect(state.currentTurn?.turn).toBe(1);
-      expect(state.queued.map((q) => q.turn)).toEqual([2, 3]);
-      // Stop cancels the running turn only: its tool sees the abort, and the queue goes on in order.
-      expect(await conversation.stop()).toBe(1);
-      await expect(running.result()).rejects.toThrow();
-      expect(surveyAborted).toBe(1);
-      expect(await queued.text()).toBe('echo: after the survey');
-      expect(await later.text()).toBe('echo: last');
-      // An interrupt cancels the running turn and is answered next, before what was queued.
-      const second = await conversation.send('use survey');
-      await second.started();
-      for (let i = 0; i < 100 && (await second.state()).runningTools.length === 0; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      const waiting = await conversation.send('waiting');
-      const urgent = await conversation.send('urgent', { interrupt: true });
-      expect(urgent.position).toBe(0);
-      expect(await urgent.text()).toBe('echo: urgent');
-      await expect(second.result()).rejects.toThrow();
-      expect(surveyAborted).toBe(2);
-      expect(await waiting.text()).toBe('echo: waiting');
-      await settled(conversation, 6);
-      const history = await conversation.history();
-      expect(history.messages.filter((m) => m.role === 'user').map((m) => [m.turn, textOf(m as never)])).toEqual([
-        [1, 'use survey'],
-        [2, 'after the survey'],
-        [3, 'last'],
-        [4, 'use survey'],
-        [6, 'urgent'],
-        [5, 'waiting'],
-      ]);
-      // The urgent turn's model saw the interrupted turn's message but no half-finished step.
-      const urgentCall = model.requests.find((r) => r.lastUserText === 'urgent')!;
-      expect(urgentCall.prompt.some((m) => m.role === 'tool')).toBe(false);
-      await conversation.end();
-    });
-  });
+    },
+  );
 
-  it('refuses a message from another user unless the agent authorizes it, and runs approvals inside a turn', async () => {
-    const model = echoModel();
-    const agent = new Agent({
-      name: 'guarded',
-      instructions: '',
-      model,
-      tools: [book],
-      approval: { authorizeDecision: (decision) => decision.approver === 'u-admin' || decision.approver === 'u1' },
-    });
-    const open = new Agent({ name: 'open', instructions: '', model: echoModel() });
-    await withAgentWorker(env, [agent, open], async (h) => {
-      const id = randomWorkflowId('conv');
-      const options = { agent: 'guarded', userId: 'u1', workflow: { workflowExecutionTimeout: '2 minutes' } };
-      const conversation = h.client.conversation(id, options);
-      const turn = await conversation.send('use book');
-      await turn.started();
-      let pending = (await turn.state()).pendingApprovals;
-      for (let i = 0; i < 100 && pending.length === 0; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        pending = (await turn.state()).pendingApprovals;
-      }
-      await turn.approve(pending[0]!.toolCallId, { approver: 'u1' });
-      expect(await turn.text()).toContain('booked');
-      const stranger = h.client.conversation(id, { ...options, userId: 'u-stranger' });
-      expect((await rejection(stranger.send('hi'))).code).toBe(RefusalCode.ConversationNotAuthorized);
-      const admin = await h.client.conversation(id, { ...options, userId: 'u-admin' }).send('hello from admin');
-      expect(await admin.text()).toBe('echo: hello from admin');
-      // An agent without the hook lets only the conversation's user in.
-      const other = randomWorkflowId('conv');
-      await (await h.client.conversation(other, { ...options, agent: 'open' }).send('mine')).result();
-      const intruder = h.client.conversation(other, { ...options, agent: 'open', userId: 'u-admin' });
-      expect((await rejection(intruder.send('theirs'))).code).toBe(RefusalCode.ConversationNotAuthorized);
-      await conversation.end();
-      await h.client.conversation(other, options).end();
-    });
-  });
+  it(
+    'queues follow-ups in order, interrupts the running turn, stops it, and refuses past the limits',
+    { timeout: 150_000 },
+    async () => {
+      surveyAborted = 0;
+      const model = echoModel();
+      const agent = new Agent({ name: 'surveyor', instructions: '', model, tools: [survey] });
+      await withAgentWorker(env, [agent], async (h) => {
+        const id = randomWorkflowId('conv');
+        const conversation = h.client.conversation(id, {
+          agent: 'surveyor',
+          userId: 'u1',
+          limits: { maxQueued: 2, maxMessageBytes: 100 },
+          workflow: { workflowExecutionTimeout: '2 minutes' },
+        });
+        const running = await conversation.send('use survey');
+        await running.started();
+        // Wait for the tool to run.
+        for (let i = 0; i < 100 && (await running.state()).runningTools.length === 0; i++) {
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        const queued = await conversation.send('after the survey');
+        expect(queued.position).toBe(1);
+        const later = await conversation.send('last');
+        expect(later.position).toBe(2);
+        expect((await rejection(conversation.send('one too many'))).code).toBe(RefusalCode.ConversationQueueFull);
+        // 40 characters, 120 UTF-8 bytes: over the 100-byte limit.
+        expect((await rejection(conversation.send('€'.repeat(40), { interrupt: true }))).code).toBe(
+          RefusalCode.ConversationMessageTooLarge,
+        );
+        const state = await conversation.state();
+        expect(state.currentTurn?.turn).toBe(1);
+        expect(state.queued.map((q) => q.turn)).toEqual([2, 3]);
+        // Stop cancels the running turn only: its tool sees the abort, and the queue goes on in order.
+        expect(await conversation.stop()).toBe(1);
+        await expect(running.result()).rejects.toThrow();
+        expect(surveyAborted).toBe(1);
+        expect(await queued.text()).toBe('echo: after the survey');
+        expect(await later.text()).toBe('echo: last');
+        // An interrupt cancels the running turn and is answered next, before what was queued.
+        const second = await conversation.send('use survey');
+        await second.started();
+        for (let i = 0; i < 100 && (await second.state()).runningTools.length === 0; i++) {
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        const waiting = await conversation.send('waiting');
+        const urgent = await conversation.send('urgent', { interrupt: true });
+        expect(urgent.position).toBe(0);
+        expect(await urgent.text()).toBe('echo: urgent');
+        await expect(second.result()).rejects.toThrow();
+        expect(surveyAborted).toBe(2);
+        expect(await waiting.text()).toBe('echo: waiting');
+        await settled(conversation, 6);
+        const history = await conversation.history();
+        expect(history.messages.filter((m) => m.role === 'user').map((m) => [m.turn, textOf(m as never)])).toEqual([
+          [1, 'use survey'],
+          [2, 'after the survey'],
+          [3, 'last'],
+          [4, 'use survey'],
+          [6, 'urgent'],
+          [5, 'waiting'],
+        ]);
+        // The urgent turn's model saw the interrupted turn's message but no half-finished step.
+        const urgentCall = model.requests.find((r) => r.lastUserText === 'urgent')!;
+        expect(urgentCall.prompt.some((m) => m.role === 'tool')).toBe(false);
+        await conversation.end();
+      });
+    },
+  );
+
+  it(
+    'refuses a message from another user unless the agent authorizes it, and runs approvals inside a turn',
+    { timeout: 150_000 },
+    async () => {
+      const model = echoModel();
+      const agent = new Agent({
+        name: 'guarded',
+        instructions: '',
+        model,
+        tools: [book],
+        approval: { authorizeDecision: (decision) => decision.approver === 'u-admin' || decision.approver === 'u1' },
+      });
+      const open = new Agent({ name: 'open', instructions: '', model: echoModel() });
+      await withAgentWorker(env, [agent, open], async (h) => {
+        const id = randomWorkflowId('conv');
+        const options = { agent: 'guarded', userId: 'u1', workflow: { workflowExecutionTimeout: '2 minutes' } };
+        const conversation = h.client.conversation(id, options);
+        const turn = await conversation.send('use book');
+        await turn.started();
+        let pending = (await turn.state()).pendingApprovals;
+        for (let i = 0; i < 100 && pending.length === 0; i++) {
+          await new Promise((r) => setTimeout(r, 100));
+          pending = (await turn.state()).pendingApprovals;
+        }
+        await turn.approve(pending[0]!.toolCallId, { approver: 'u1' });
+        expect(await turn.text()).toContain('booked');
+        const stranger = h.client.conversation(id, { ...options, userId: 'u-stranger' });
+        expect((await rejection(stranger.send('hi'))).code).toBe(RefusalCode.ConversationNotAuthorized);
+        const admin = await h.client.conversation(id, { ...options, userId: 'u-admin' }).send('hello from admin');
+        expect(await admin.text()).toBe('echo: hello from admin');
+        // An agent without the hook lets only the conversation's user in.
+        const other = randomWorkflowId('conv');
+        await (await h.client.conversation(other, { ...options, agent: 'open' }).send('mine')).result();
+        const intruder = h.client.conversation(other, { ...options, agent: 'open', userId: 'u-admin' });
+        expect((await rejection(intruder.send('theirs'))).code).toBe(RefusalCode.ConversationNotAuthorized);
+        await conversation.end();
+        await h.client.conversation(other, options).end();
+      });
+    },
+  );
 });
