@@ -105,10 +105,12 @@ export async function durableAgentConversation(input: ConversationInput): Promis
     if (!isMessage(message)) {
       return {
         code: RefusalCode.InputMalformed,
-        message: 'A message needs `content`: a string or an array of user message parts.',
+        message:
+          'A message needs `content`: a string, or at most 64 user message parts (text, image or file, with ' +
+          'string data). Send text, or files by URL or base64.',
       };
     }
-    const bytes = jsonBytes(userMessageOf(message.content));
+    const bytes = jsonBytes(message);
     if (bytes > limits.maxMessageBytes) {
       return {
         code: RefusalCode.ConversationMessageTooLarge,
@@ -264,16 +266,28 @@ export async function durableAgentConversation(input: ConversationInput): Promis
     } finally {
       current = undefined;
     }
-    const record = await conversationTurnMessages({
-      conversationId,
-      turn: next.turn,
-      workflowId,
-      outcome,
-      message: next.message,
-      inputCount: (runInput.input as TranscriptMessage[]).length,
-      ...(output ? { messageCount: output.messageCount } : {}),
-    });
-    transcript = [...transcript, ...record.messages];
+    let added: TranscriptMessage[];
+    try {
+      const record = await conversationTurnMessages({
+        conversationId,
+        turn: next.turn,
+        workflowId,
+        outcome,
+        message: next.message,
+        inputCount: (runInput.input as TranscriptMessage[]).length,
+        ...(output ? { messageCount: output.messageCount } : {}),
+      });
+      added = record.messages;
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      // The turn's messages could not be read back: the conversation goes on with the user's message alone.
+      log.error('Could not record a conversation turn; only its message is kept', {
+        turn: next.turn,
+        error: String(err),
+      });
+      added = [next.message];
+    }
+    transcript = [...transcript, ...added];
     completedTurns++;
   }
 }
@@ -354,10 +368,28 @@ function shouldContinueAsNew(budget: number): boolean {
   return info.continueAsNewSuggested || info.historyLength >= budget;
 }
 
+/** Parts of one message, at most. */
+const MAX_PARTS = 64;
+
+/**
+ * A well-formed message: text, or user content parts (text, image, file) a model accepts. Anything else is refused
+ * before it is queued: a part the model call rejects would fail that turn and, kept in the transcript, every next one.
+ */
 function isMessage(message: unknown): message is ConversationMessage {
   if (typeof message !== 'object' || message === null) return false;
   const { content, userId, interrupt } = message as Partial<ConversationMessage>;
   if (userId !== undefined && typeof userId !== 'string') return false;
   if (interrupt !== undefined && typeof interrupt !== 'boolean') return false;
-  return typeof content === 'string' || (Array.isArray(content) && content.length > 0);
+  if (typeof content === 'string') return true;
+  if (!Array.isArray(content) || content.length === 0 || content.length > MAX_PARTS) return false;
+  return content.every(isUserPart);
+}
+
+function isUserPart(part: unknown): boolean {
+  if (typeof part !== 'object' || part === null) return false;
+  const { type, text, image, data, mediaType } = part as Record<string, unknown>;
+  if (type === 'text') return typeof text === 'string';
+  if (type === 'image') return typeof image === 'string' && (mediaType === undefined || typeof mediaType === 'string');
+  if (type === 'file') return typeof data === 'string' && typeof mediaType === 'string';
+  return false;
 }

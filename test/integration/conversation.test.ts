@@ -183,6 +183,16 @@ describe('durable conversations', () => {
         expect((await rejection(conversation.send('€'.repeat(40), { interrupt: true }))).code).toBe(
           RefusalCode.ConversationMessageTooLarge,
         );
+        // Hostile content is refused before it is queued: parts a model rejects, too many parts, a non-message.
+        const hostile: unknown[] = [
+          [{ type: 'tool-call', toolCallId: 'x', toolName: 'survey', input: {} }],
+          Array.from({ length: 65 }, () => ({ type: 'text', text: 'a' })),
+          [{ type: 'text', text: 42 }],
+          [],
+        ];
+        for (const content of hostile) {
+          expect((await rejection(conversation.send(content as never))).code).toBe(RefusalCode.InputMalformed);
+        }
         const state = await conversation.state();
         expect(state.currentTurn?.turn).toBe(1);
         expect(state.queued.map((q) => q.turn)).toEqual([2, 3]);
