@@ -47,6 +47,9 @@ import { refusal, refuse } from './refusals.js';
 
 type Activities = ReturnType<typeof createActivities>;
 
+/** The next execution's input stays well under Temporal's 2 MB payload limit (UTF-8 bytes of its JSON). */
+const MAX_CONTINUATION_BYTES = 1_500_000;
+
 const { conversationTurnMessages } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 20 },
@@ -119,12 +122,14 @@ export async function durableAgentConversation(input: ConversationInput): Promis
           `${limits.maxMessageBytes}: send a shorter message, or attach large content by reference.`,
       };
     }
-    if (queue.length >= limits.maxQueued) {
+    const queued = jsonBytes(queue);
+    if (queue.length >= limits.maxQueued || queued + bytes > limits.maxQueuedBytes) {
       return {
         code: RefusalCode.ConversationQueueFull,
         message:
-          `${queue.length} messages already wait for their turn in conversation '${conversationId}' (limit ` +
-          `${limits.maxQueued}): wait for the running turn to answer, or send with interrupt: true.`,
+          `${queue.length} messages (${queued} bytes) already wait for their turn in conversation ` +
+          `'${conversationId}' (limits: ${limits.maxQueued} messages, ${limits.maxQueuedBytes} bytes): wait for ` +
+          'the running turn to answer, or send with interrupt: true.',
       };
     }
     return undefined;
@@ -219,13 +224,24 @@ export async function durableAgentConversation(input: ConversationInput): Promis
     generation: (carried?.generation ?? 0) + 1,
   });
 
+  // The turn count at which the state was too large to continue as new: tried again after the next turn only.
+  let tooLargeAt: number | undefined;
+  const continueAsNewDue = () => tooLargeAt !== completedTurns && shouldContinueAsNew(limits.historyEventBudget);
   for (;;) {
-    if (shouldContinueAsNew(limits.historyEventBudget)) {
+    if (continueAsNewDue()) {
       // Between turns: no child runs, and every send accepted so far is in the queue once its handler has returned.
       await condition(allHandlersFinished);
-      await continueAsNew<typeof durableAgentConversation>({ ...input, continuation: continuation() });
+      const next: ConversationInput = { ...input, continuation: continuation() };
+      // Bounded by compaction and the queue's bytes; a larger state (limits raised past Temporal's) stays here.
+      if (jsonBytes(next) < MAX_CONTINUATION_BYTES) {
+        await continueAsNew<typeof durableAgentConversation>(next);
+      }
+      if (tooLargeAt === undefined) {
+        log.warn('Conversation state too large to continue as new; continuing in this execution');
+      }
+      tooLargeAt = completedTurns;
     }
-    await condition(() => queue.length > 0 || ending || shouldContinueAsNew(limits.historyEventBudget));
+    await condition(() => queue.length > 0 || ending || continueAsNewDue());
     if (queue.length === 0) {
       if (!ending) continue;
       await condition(allHandlersFinished);

@@ -17,8 +17,15 @@ export const CONVERSATION_LIMITS = {
   maxMessageBytes: 256 * 1024,
   /** Continue-as-new between turns once the execution's history has this many events. */
   historyEventBudget: 2_000,
+  /** UTF-8 bytes of all waiting messages together (the queue is carried over continue-as-new, in one payload). */
+  maxQueuedBytes: 1024 * 1024,
   /** UTF-8 bytes of one turn's new messages kept in the transcript: a larger turn keeps its final answer only. */
   maxTurnBytes: 512 * 1024,
+  /**
+   * Whatever `triggerBytes` says, the transcript is compacted past this many bytes: it travels in every turn's input
+   * and in the next execution's, each one payload under Temporal's 2 MB.
+   */
+  maxTranscriptBytes: 1024 * 1024,
 } as const;
 
 /** When the transcript is compacted, and how much of it stays verbatim (VoltAgent's `summarization` shape). */
@@ -40,6 +47,7 @@ export const DEFAULT_COMPACTION: Required<ConversationCompaction> = {
 /** Per-conversation limits (see {@link CONVERSATION_LIMITS}). */
 export interface ConversationLimits {
   maxQueued?: number;
+  maxQueuedBytes?: number;
   maxMessageBytes?: number;
   historyEventBudget?: number;
 }
@@ -244,5 +252,9 @@ export function needsCompaction(
   transcript: readonly TranscriptMessage[],
   compaction: Required<ConversationCompaction>,
 ): boolean {
-  return transcript.length > compaction.triggerMessages || jsonBytes(transcript) > compaction.triggerBytes;
+  const bytes = jsonBytes(transcript);
+  return (
+    transcript.length > compaction.triggerMessages ||
+    bytes > Math.min(compaction.triggerBytes, CONVERSATION_LIMITS.maxTranscriptBytes)
+  );
 }
