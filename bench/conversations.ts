@@ -97,8 +97,16 @@ async function main(): Promise<void> {
           rows.push(row);
           log(JSON.stringify(row));
         }
-        if (population === 'conversation') rows.push(await followUpLatency(temporal, client, ids.slice(0, 50)));
-        if (population === 'waitingRun') rows.push(await freshRunLatency(temporal, client, 50));
+        const latency =
+          population === 'conversation'
+            ? await followUpLatency(temporal, client, ids.slice(0, 50))
+            : population === 'waitingRun'
+              ? await freshRunLatency(temporal, client, 50)
+              : undefined;
+        if (latency) {
+          rows.push(latency);
+          log(JSON.stringify(latency));
+        }
       } finally {
         await worker.stop();
       }
