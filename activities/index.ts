@@ -3,6 +3,12 @@ import { ProviderRegistry } from '../src/models/provider-registry.js';
 import { ToolSearchService } from '../src/routing/tool-search-service.js';
 import { RunToolsCache, type ActivityDependencies } from '../src/worker/runtime/dependencies.js';
 import { createAuthorizeDecision } from './authorize-decision.js';
+import {
+  createAuthorizeConversationMessage,
+  createConversationTurnMessages,
+  createDescribeConversation,
+  createSummarizeConversation,
+} from './conversation.js';
 import { createDescribeAgent } from './describe-agent.js';
 import { createExecuteTool } from './execute-tool.js';
 import { createGenerate } from './generate.js';
@@ -44,5 +50,9 @@ export function createActivities(options: CreateActivitiesOptions) {
     mcpListTools: createMcpListTools(deps),
     rankTools: createRankTools(deps),
     embedBatch: createEmbedBatch(deps),
+    conversationTurnMessages: createConversationTurnMessages(),
+    summarizeConversation: createSummarizeConversation(deps),
+    authorizeConversationMessage: createAuthorizeConversationMessage(deps),
+    describeConversation: createDescribeConversation(deps),
   };
 }

@@ -84,6 +84,7 @@ export { AgentRegistry } from './agent/registry.js';
 export { AgentNotFoundError } from './agent/agent-not-found-error.js';
 export type {
   AgentApprovalOptions,
+  AgentSummarizationOptions,
   AgentHooks,
   AgentInstructions,
   AgentOptions,

@@ -3,3 +3,4 @@
 // An explicit export wins over a star export, so a module that already re-exports `agentRun` is fine too.
 export * from '__durable_agent_user_workflows__';
 export { agentRun } from './agent-run.js';
+export { durableAgentConversation } from './conversation.js';

@@ -37,3 +37,12 @@ export async function floorRun(input: FloorInput): Promise<{ text: string; steps
     await (input.localTool ? local.tool(args) : tool(args));
   }
 }
+
+/** A bare workflow that waits for updates and does nothing else: the floor of an idle conversation. */
+export async function floorIdle(): Promise<void> {
+  let messages = 0;
+  setHandler(approveUpdate, () => {
+    messages++;
+  });
+  await condition(() => messages < 0);
+}

@@ -18,6 +18,7 @@ import type {
   AgentHooks,
   AgentInstructions,
   AgentOptions,
+  AgentSummarizationOptions,
   AgentRunContext,
   DynamicTools,
   ToolRoutingConfig,
@@ -66,6 +67,8 @@ export class Agent {
   /** `approval.timeout` in milliseconds; undefined when approvals wait forever. */
   readonly approvalTimeoutMs?: number;
   readonly mcp?: MCPConfiguration;
+  /** How conversations with this agent compact their transcript (see `AgentOptions.summarization`). */
+  readonly summarization?: AgentSummarizationOptions | false;
   /** `elicitation.timeout` in ms; undefined when MCP questions wait forever. */
   readonly elicitationTimeoutMs?: number;
   /** Model streaming in durable runs: `false` (off) or its batch interval (see `AgentOptions.streaming`). */
@@ -98,6 +101,7 @@ export class Agent {
     this.activity = options.activity;
     if (options.approval?.timeout !== undefined) this.approvalTimeoutMs = durationToMs(options.approval.timeout);
     this.mcp = options.mcp;
+    this.summarization = options.summarization;
     if (options.elicitation?.timeout !== undefined) {
       this.elicitationTimeoutMs = durationToMs(options.elicitation.timeout);
     }

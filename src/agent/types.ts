@@ -100,4 +100,28 @@ export interface AgentOptions {
    * the model without streaming and publishes nothing. A run's `streaming` start option overrides it.
    */
   streaming?: boolean | { intervalMs?: number };
+  /**
+   * How a conversation with this agent (`client.conversation(...)`) stays within a context budget: older turns become a
+   * summary written by a model call (VoltAgent's `summarization` shape). `false`, or no `summarization`: older turns
+   * are dropped, the newest `keepMessages` kept. See docs/conversations.md.
+   */
+  summarization?: AgentSummarizationOptions | false;
+}
+
+/** Conversation compaction by summary (see `AgentOptions.summarization`). */
+export interface AgentSummarizationOptions {
+  /** Default true. `false` keeps the triggers but drops older turns instead of summarizing them. */
+  enabled?: boolean;
+  /** The summarizer: `provider/model` or an AI SDK model. Default: the agent's model. */
+  model?: string | LanguageModel;
+  /** Compact before a turn when the transcript holds more messages than this. Default 40. */
+  triggerMessages?: number;
+  /** Compact before a turn when the transcript's UTF-8 bytes (as JSON) pass this. Default 200 KB. */
+  triggerBytes?: number;
+  /** Newest messages kept verbatim (the cut never splits a turn). Default 10. */
+  keepMessages?: number;
+  /** The summarizer's instructions. Default: a short factual summary keeping names, numbers and decisions. */
+  instructions?: string;
+  /** Bound of the summary's length in tokens. Default 1,024. */
+  maxOutputTokens?: number;
 }

@@ -34,6 +34,7 @@ export type Command =
       noPrompt: boolean;
     }
   | { name: 'watch'; runId: string; after: number; noPrompt: boolean }
+  | { name: 'chat'; agent: string; conversationId?: string; userId?: string }
   | { name: 'approve'; runId: string; toolCallId: string; reason?: string; approver?: string }
   | { name: 'deny'; runId: string; toolCallId: string; reason?: string; approver?: string }
   | {
@@ -95,6 +96,13 @@ export function parseCommand(argv: readonly string[]): Command {
         noPrompt: values['no-prompt'] === true,
       };
     }
+    case 'chat':
+      return {
+        name,
+        agent: args[0]!,
+        ...optional('conversationId', text('conversation')),
+        ...optional('userId', text('user')),
+      };
     case 'watch':
       return {
         name,

@@ -105,7 +105,11 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   const connection: ConnectionInfo = settings
     ? { address: settings.address, namespace: settings.namespace, taskQueue: fallback.taskQueue }
     : fallback;
-  const prompter = interactive(io) ? createPrompter(io.stdin!, io.stdout, io.signal) : undefined;
+  // A chat reads what a person types from any stdin (a terminal, or lines piped in).
+  const prompter =
+    interactive(io) || (command.name === 'chat' && io.stdin)
+      ? createPrompter(io.stdin!, io.stdout, io.signal)
+      : undefined;
   try {
     return await runCommand(command, {
       client,

@@ -30,6 +30,7 @@ import {
 import { elicitationDetails, formatElicitationAnswer } from './format-elicitation.js';
 import { INLINE_ACTIONS, type InlineContext } from './inline-actions.js';
 import { printedParts, RunPrinter, type WatchPosition } from './live-text.js';
+import { chat } from './chat-command.js';
 import type { Prompter } from './prompter.js';
 import { listRuns, runOutcome } from './run-overview.js';
 import type { Style } from './style.js';
@@ -92,6 +93,8 @@ async function dispatch(command: ClientCommand, ctx: CommandContext): Promise<nu
       }
       return await watch(run, 0, command.noPrompt ? { ...ctx, prompter: undefined } : ctx);
     }
+    case 'chat':
+      return await chat(command, ctx, watch, defaultPerson(ctx.env));
     case 'watch':
       return await watch(
         ctx.client.getRun(command.runId),
@@ -185,7 +188,7 @@ async function dispatch(command: ClientCommand, ctx: CommandContext): Promise<nu
  * prompter (a person at a terminal), a pending approval or elicitation is offered for an answer as it comes.
  * Exit status: 0 when the run finished, 1 when it failed or was cancelled, 130 when interrupted.
  */
-async function watch(run: AgentRun, after: number, ctx: CommandContext): Promise<number> {
+export async function watch(run: AgentRun, after: number, ctx: CommandContext): Promise<number> {
   const format = createEventFormatter({ style: ctx.style, runId: run.id, timestamps: true, command: CLI_COMMAND });
   const runName = terminalSafeLine(run.id);
   // A run that already ended with no events after `after` would otherwise be polled forever.

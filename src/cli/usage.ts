@@ -82,6 +82,19 @@ export const COMMANDS = {
       help: HELP,
     },
   },
+  chat: {
+    args: ['agent'],
+    summary: 'Chat with an agent in a durable conversation: answers stream, approvals are asked inline.',
+    details: [
+      'Each line you type is a turn of the conversation. An empty line, /exit or Ctrl-D leaves; the conversation stays,',
+      'and --conversation <id> rejoins it (its last messages are shown). /end ends it for good.',
+    ].join('\n'),
+    options: {
+      conversation: { type: 'string', value: 'ID', help: 'Conversation id to join or create (default: a new one).' },
+      user: { type: 'string', value: 'ID', help: "The conversation's user (default: $USER)." },
+      help: HELP,
+    },
+  },
   watch: {
     args: ['runId'],
     summary: "Stream a run's events until it ends; answer its questions inline.",

@@ -28,6 +28,7 @@ export interface StreamTextResult {
   /** The run's final text, once it has finished (rejects as `run.result()` does). Asked for on first use. */
   readonly text: Promise<string>;
 }
+import { Conversation, type ConversationOptions } from './conversation.js';
 
 /**
  * Options of `AgentClient.start`: the run's own settings (user, conversation, serializable context stored in
@@ -131,6 +132,15 @@ export class AgentClient {
       return new AgentRun(this.temporal.workflow.getHandle(workflowId), this.runOptions);
     const handle = this.temporal.workflow.getHandle(workflowId, undefined, { firstExecutionRunId });
     return new AgentRun(handle, this.runOptions, firstExecutionRunId);
+  }
+
+  /**
+   * A handle on conversation `id` with `options.agent` (see docs/conversations.md): its first `send` creates it, later
+   * ones (from any process, with the same id) add turns to it. `conversationId` and `userId` are VoltAgent's memory
+   * keys: every turn's run and its tools see them, and the turn number, in their context.
+   */
+  conversation(id: string, options: ConversationOptions): Conversation {
+    return new Conversation(this.temporal, id, options, options.taskQueue ?? this.taskQueue, this.runOptions);
   }
 
   /** Starts a run and waits for its result. */

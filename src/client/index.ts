@@ -15,6 +15,17 @@ export {
   type RunToolCall,
   type RunToolResult,
 } from './agent-run.js';
+export { Conversation, ConversationTurn, type ConversationOptions, type SendOptions } from './conversation.js';
+export {
+  CONVERSATION_LIMITS,
+  CONVERSATION_WORKFLOW,
+  type ConversationCompaction,
+  type ConversationHistoryPage,
+  type ConversationLimits,
+  type ConversationMessage,
+  type ConversationState,
+  type ConversationTurnOptions,
+} from '../protocol/conversation.js';
 export { type RunStreamOptions, type RunStreamPart } from './run-stream.js';
 export { DEFAULT_REQUEST_TIMEOUT_MS } from './through-worker.js';
 export { DurableAgentError, type DurableAgentErrorOptions } from '../errors/durable-agent-error.js';

@@ -64,6 +64,15 @@ export const RefusalCode = {
   HttpUnavailable: 'Http.Unavailable',
   /** An unexpected failure; its details are in the server's log, never in the response. */
   HttpInternal: 'Http.Internal',
+  // Conversations (`conversation.send()`): a message refused before it is queued.
+  /** The conversation has ended (`end()`, or it completed, failed or was terminated): start another id. */
+  ConversationEnded: 'Conversation.Ended',
+  /** Too many messages wait for their turn: wait for the running turn, or send with `interrupt: true`. */
+  ConversationQueueFull: 'Conversation.QueueFull',
+  /** The message is over the conversation's `maxMessageBytes` (UTF-8 bytes of its JSON). */
+  ConversationMessageTooLarge: 'Conversation.MessageTooLarge',
+  /** The sender is not the conversation's user and the agent's `authorizeDecision` did not allow them. */
+  ConversationNotAuthorized: 'Conversation.NotAuthorized',
 
   // What any request carries.
   /** A field is over its bound (docs/limits.md): a reason, an approver, identity evidence, a tool result. */

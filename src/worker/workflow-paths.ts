@@ -26,7 +26,7 @@ export function combinedWorkflowsPath(): string {
  * and frozen. They hold no state of a run at module level (keep it so: state lives in `AgentRunState`).
  */
 export function agentPreloadModules(): string[] {
-  return [packageFile('workflows/agent-run')];
+  return [packageFile('workflows/agent-run'), packageFile('workflows/conversation')];
 }
 
 function packageFile(stem: string): string {

@@ -3,6 +3,8 @@
 // and updates, and the workflow-safe protocol (types, constants, pure functions). No Node built-ins, no SDKs: safe in
 // Temporal's workflow sandbox.
 export { agentRun } from '../../workflows/agent-run.js';
+export { durableAgentConversation, type ConversationOutput } from '../../workflows/conversation.js';
+export * from '../protocol/conversation.js';
 export {
   executeAgentRun,
   startAgentRun,

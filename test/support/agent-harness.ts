@@ -80,12 +80,17 @@ export function activityCounts(history: History): Record<string, number> {
  * current workflow code. An existing fixture is never overwritten: runs recorded by a released workflow must keep
  * replaying, so a change that breaks one needs `patched()` (docs/upgrading.md), not a new recording.
  */
-export async function recordHistory(name: string, env: TestWorkflowEnvironment, workflowId: string): Promise<void> {
+export async function recordHistory(
+  name: string,
+  env: TestWorkflowEnvironment,
+  workflowId: string,
+  runId?: string,
+): Promise<void> {
   if (process.env.RECORD_HISTORIES !== '1') return;
   const dir = `${HISTORIES_DIR}${currentVersion()}/`;
   const file = `${name}.json`;
   if (existsSync(`${dir}${file}`)) return;
-  const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+  const history = await env.client.workflow.getHandle(workflowId, runId).fetchHistory();
   const json = historyToJSON(history);
   mkdirSync(dir, { recursive: true });
   writeFileSync(`${dir}${file}`, json);

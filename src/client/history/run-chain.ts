@@ -34,7 +34,11 @@ export async function currentRunId(client: WorkflowClient, workflowId: string, f
 }
 
 /** The execution `runId` continued into, or undefined when it is still running or closed for good. */
-async function nextRunId(client: WorkflowClient, workflowId: string, runId: string): Promise<string | undefined> {
+export async function nextRunId(
+  client: WorkflowClient,
+  workflowId: string,
+  runId: string,
+): Promise<string | undefined> {
   const response = await client.workflowService.getWorkflowExecutionHistory({
     namespace: client.options.namespace,
     execution: { workflowId, runId },
