@@ -1,6 +1,7 @@
 // A Python client watches a run: Temporal's Python SDK (`temporalio` on PyPI) and its `workflow_streams` contrib
 // subscribe to the run's stream over the protocol `@temporalio/workflow-streams` shares with it, and see the same
-// items, at the same offsets, as a TypeScript watcher, through an approval decided while it watches.
+// items, at the same offsets, as a TypeScript watcher, through an approval decided while it watches. And a Python
+// client sends a follow-up to a conversation (update-with-start), which its next turn answers with the first in view.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -10,13 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
 import type { RunStreamPart } from '../../src/client/run-stream.js';
-import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
+import { ScriptedLanguageModel, type ScriptedRequest } from '../../src/models/scripted-model.js';
 import { createTool } from '../../src/tool/tool.js';
 import { withAgentWorker } from '../support/agent-harness.js';
-import { createTestEnv, testServer } from '../support/temporal.js';
+import { createTestEnv, randomWorkflowId, testServer } from '../support/temporal.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const watcher = fileURLToPath(new URL('../support/python/watch_run.py', import.meta.url));
+const sender = fileURLToPath(new URL('../support/python/send_follow_up.py', import.meta.url));
 // Installed by `npm test` (scripts/install-python-client.mjs); the script prints the interpreter's path.
 const python = spawnSync(process.execPath, ['scripts/install-python-client.mjs'], {
   cwd: root,
@@ -117,6 +119,45 @@ describe.skipIf(missing)('a Python client', () => {
       // A closed run, read from Python from an offset in the middle: the same items from there on.
       const late = await watchFromPython(run.handle.workflowId, async () => {}, 3);
       expect(late).toEqual(items.slice(3));
+    });
+  }, 60_000);
+
+  it('sends a follow-up to a conversation, which its next turn answers with the earlier turn in view', async () => {
+    const prompts: string[][] = [];
+    const agent = new Agent({
+      name: 'echo',
+      instructions: '',
+      model: new ScriptedLanguageModel(
+        Array.from({ length: 4 }, () => (request: ScriptedRequest) => {
+          prompts.push(request.prompt.map((message) => JSON.stringify(message.content)));
+          return { text: `heard: ${request.lastUserText}` };
+        }),
+      ),
+    });
+    await withAgentWorker(env, [agent], async ({ client, taskQueue }) => {
+      const id = randomWorkflowId('py-conversation');
+      const conversation = client.conversation(id, { agent: 'echo', userId: 'ana' });
+      const first = await conversation.send('my name is Ana');
+      expect(await first.text()).toBe('heard: my name is Ana');
+
+      const { address, namespace } = testServer();
+      const child = spawn(python, [sender, address, namespace, taskQueue, id, 'echo', 'ana', 'what is my name?'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      const lines: unknown[] = [];
+      for await (const line of createInterface({ input: child.stdout })) lines.push(JSON.parse(line));
+      expect(await exited, stderr).toBe(0);
+      expect(lines[0]).toMatchObject({ turn: 2, position: 0 });
+      expect(lines[1]).toEqual({ text: 'heard: what is my name?' });
+      // The second turn's model call saw the first turn's message and answer, then Python's follow-up.
+      const second = prompts.at(-1)!.join('\n');
+      expect(second).toContain('my name is Ana');
+      expect(second).toContain('heard: my name is Ana');
+      expect(second).toContain('what is my name?');
+      expect(await conversation.turn(2).text()).toBe('heard: what is my name?');
     });
   }, 60_000);
 });
