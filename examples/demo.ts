@@ -212,14 +212,17 @@ async function demo(cleanup: Cleanup, watchdog: Watchdog, startedAt: number): Pr
   const position: WatchPosition = { lastSeq: 0, lastOffset: -1 };
   let crashed = false;
   let worker = firstWorker;
-  // After the approval, the worker is killed once more, while the model writes the answer.
+  // After the approval, the worker is killed once more while the model writes the answer. Offline only: the stand-in
+  // writes in timed pieces, so the kill lands mid-answer; a real model may be done before the kill arrives, and
+  // the retried call would be asked (and billed) again.
+  const killMidAnswerToo = offline;
   let killedMidAnswer = false;
   const toolsCalled = new Set<string>();
   for (;;) {
     let pending: Extract<RunEvent, { type: 'approval-requested' }> | undefined;
     for await (const { text, event } of printedParts(run.parts({ signal: watchdog.signal }), printer, position)) {
       write(text);
-      if (crashed && !killedMidAnswer && !event && text.includes('model says')) {
+      if (killMidAnswerToo && crashed && !killedMidAnswer && !event && text.includes('model says')) {
         killedMidAnswer = true;
         write(printer.close());
         worker = await killMidAnswer(worker, connection, client, cleanup, watchdog);
