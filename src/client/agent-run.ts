@@ -33,6 +33,7 @@ import {
   type RunState,
   type ToolDeniedData,
   type TranscriptMessage,
+  RefusalCode,
 } from '../protocol/index.js';
 import {
   approvalSignal,
@@ -379,8 +380,7 @@ export class AgentRun {
     await this.ask(
       'the tool result',
       () =>
-        this.rejectionsExplained(
-          'tool-result',
+        this.rejectionsExplained('tool-result', toolCallId, () =>
           this.handle.executeUpdate(toolResultUpdate, {
             args: [{ toolCallId, output, ...(options.isError ? { isError: true } : {}) }],
           }),
@@ -421,8 +421,7 @@ export class AgentRun {
     return await this.ask(
       'the elicitation answer',
       () =>
-        this.rejectionsExplained(
-          'elicitation',
+        this.rejectionsExplained('elicitation', id, () =>
           this.handle.executeUpdate(elicitationResponseUpdate, { args: [response] }),
         ),
       { pending: true },
@@ -456,7 +455,10 @@ export class AgentRun {
     }
     return await this.ask(
       what,
-      () => this.rejectionsExplained('approval', this.handle.executeUpdate(approvalUpdate, { args: [decision] })),
+      () =>
+        this.rejectionsExplained('approval', toolCallId, () =>
+          this.handle.executeUpdate(approvalUpdate, { args: [decision] }),
+        ),
       { pending: true },
     );
   }
@@ -476,12 +478,36 @@ export class AgentRun {
   }
 
   /** An update the run refused becomes a RunRequestRejectedError with the refusal's code and message. */
-  private async rejectionsExplained<T>(request: RefusedRequest, update: Promise<T>): Promise<T> {
+  /**
+   * Sends `update`, turning its refusal into a {@link RunRequestRejectedError}. A request for a call or question the
+   * run does not know yet is checked once more: Temporal hands an update to the run before the activity result
+   * that arrived in the same workflow task (a model call asking for this very approval), so the validator can refuse
+   * a request that is pending a moment later. The state query is answered after that task, and a refusal records
+   * nothing, so sending again once the state shows it pending is safe.
+   */
+  private async rejectionsExplained<T>(request: RefusedRequest, id: string, update: () => Promise<T>): Promise<T> {
     try {
-      return await update;
+      return await update();
+    } catch (err) {
+      const refusal = refusalOf(err, request, this.id);
+      if (!refusal || !UNKNOWN_ID_CODES.has(refusal.code) || !(await this.pendingNow(request, id))) {
+        throw refusal ?? err;
+      }
+    }
+    try {
+      return await update();
     } catch (err) {
       throw refusalOf(err, request, this.id) ?? err;
     }
+  }
+
+  /** Whether the run's state shows the call or question `id` waiting for `request` now. */
+  private async pendingNow(request: RefusedRequest, id: string): Promise<boolean> {
+    const state = await this.ask('the state query', () => this.handle.query(stateQuery)).catch(() => undefined);
+    if (!state) return false;
+    if (request === 'approval') return state.pendingApprovals.some((p) => p.toolCallId === id);
+    if (request === 'tool-result') return state.pendingToolResults.some((p) => p.toolCallId === id);
+    return state.pendingElicitations.some((p) => p.id === id);
   }
 
   /**
@@ -501,6 +527,13 @@ export class AgentRun {
     });
   }
 }
+
+/** Refusals of a request whose call or question the run did not know when its validator ran. */
+const UNKNOWN_ID_CODES: ReadonlySet<string> = new Set([
+  RefusalCode.ApprovalUnknownCall,
+  RefusalCode.ToolResultUnknownCall,
+  RefusalCode.ElicitationUnknownQuestion,
+]);
 
 /** The tool calls and results in a transcript, in order. */
 function toolCallsOf(messages: TranscriptMessage[]): { toolCalls: RunToolCall[]; toolResults: RunToolResult[] } {
