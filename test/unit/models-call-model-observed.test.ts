@@ -187,8 +187,8 @@ describe('the traced model call reports what generateText reported, making one p
       (spans['traced callModel'] as Array<{ name: string; parent?: string }>).map((span) => [span.name, span.parent]),
     ).toEqual([
       ['chat scripted', 'step 1'],
-      ['durable-agent.generate', undefined],
-      ['step 1', 'durable-agent.generate'],
+      ['invoke_agent durable-agent.generate', undefined],
+      ['step 1', 'invoke_agent durable-agent.generate'],
     ]);
   });
 
