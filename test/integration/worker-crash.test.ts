@@ -89,7 +89,7 @@ describe('worker crash', () => {
     } finally {
       await kill(worker).catch(() => undefined);
     }
-  });
+  }, 150_000);
 
   it('keeps waiting for an approval across a worker crash and applies the later approval once', async () => {
     const taskQueue = uniqueTaskQueue('crash-approval');
