@@ -11,7 +11,8 @@ import { testServer, uniqueTaskQueue } from '../support/temporal.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DEMO = fileURLToPath(new URL('../../examples/demo.ts', import.meta.url));
-const DEMO_TIMEOUT_MS = 120_000;
+// Three runs and a three-turn conversation, four workers started: a minute or more on a loaded 2-core machine.
+const DEMO_TIMEOUT_MS = 180_000;
 
 interface DemoResult {
   code: number | null;
@@ -201,6 +202,34 @@ describe('npm run demo', () => {
         /Workers: {4}2 \(the first killed with SIGKILL mid-run/,
         /Routed run: concierge — searchTools, callTool → get_local_time \(activities: generate ×3, embedBatch ×1, rankTools ×1, executeTool ×1\)/,
       ]);
+      // The conversation: three turns, the worker SIGKILLed between turns 1 and 2, an approval in turn 2, and
+      // follow-ups answered from the earlier turns (the offline model reads them in its prompt).
+      const chat = output.slice(output.indexOf('── Conversation'));
+      const chatMatches = inOrder(chat, [
+        /Conversation (demo-chat-\S+) with agent 'assistant':/,
+        /Turn 1: "What's the weather in Paris\?"/,
+        /call get_weather \{"city":"Paris"\}/,
+        /✓ get_weather → \{"city":"Paris","tempC":14,"conditions":"light rain"\}/,
+        /turn 1 answered \(completed, stop\)/,
+        /Killed worker 3 \(pid (\d+)\) with SIGKILL between turns 1 and 2\./,
+        /Temporal still has the conversation: RUNNING, \d+ events in its history/,
+        /Worker 4 \(pid (\d+)\) is polling task queue/,
+        /Turn 2: "Email that forecast to ana@example.com"/,
+        /call send_email \{"to":"ana@example.com","subject":"Re: What's the weather in Paris\?","body":"get_weather: \{\\"city\\":\\"Paris\\",\\"tempC\\":14,\\"conditions\\":\\"light rain\\"\}"\}/,
+        / APPROVAL NEEDED {2}send_email/,
+        /approved send_email by demo-user/,
+        /✓ send_email → \{"sent":true,"to":"ana@example.com"/,
+        /turn 2 answered \(completed, stop\)/,
+        /Turn 3: "Which city was that forecast for\?"/,
+        /model says: Offline demo model \(rule-based, no API key\)\. From earlier in this conversation: the city was Paris \(get_weather/,
+        /turn 3 answered \(completed, stop\)/,
+        /Chat: {7}3 turns — 1: get_weather; 2: send_email \(approved\); 3: answer \(worker 3 killed between turns 1 and 2\)/,
+      ]);
+      // Turn 3 called no tool: it was answered from the transcript.
+      expect(chat.slice(chat.indexOf('Turn 3:'), chat.indexOf('turn 3 answered'))).not.toContain('call ');
+      const [killedBetween, fourthWorker] = [chatMatches[5]!, chatMatches[7]!];
+      expect(isAlive(Number(killedBetween[1]))).toBe(false);
+      expect(isAlive(Number(fourthWorker[1]))).toBe(false);
       const [firstWorker, killed, secondWorker] = [matches[1]!, matches[6]!, matches[8]!];
       // The world clock read the real clock: Tokyo's time now, give or take the demo's own duration.
       const tokyoNow = new Date().toLocaleString('sv-SE', {
@@ -222,7 +251,7 @@ describe('npm run demo', () => {
       expect(isAlive(Number(secondWorker[1]))).toBe(false);
       expect(output).not.toContain('Demo failed');
       // Each answer is shown once, as the model writes it (live) or as its step recorded it: never twice.
-      expect(output.match(/model says: /g)).toHaveLength(2);
+      expect(output.match(/model says: /g)).toHaveLength(2 + 3);
       expect(output).not.toContain('↺');
       expect(output).toContain('Events as the run records them, and the answer as the model writes it:');
     },
