@@ -2,7 +2,9 @@
 // runs `worker.ts` as a child process, starts a run of the example `assistant` that looks up the weather and then
 // wants to send an email, kills the worker with SIGKILL while the run waits for approval, starts a new worker,
 // shows that the run is still waiting, approves the email as a person would, and prints the answer. Then a short run
-// of the example `concierge`, whose tools are routed (it searches its pool, then calls what it found), and a summary.
+// of the example `concierge`, whose tools are routed (it searches its pool, then calls what it found), a three-turn
+// conversation with the assistant (follow-ups that refer to earlier answers, the worker SIGKILLed between turns, an
+// approval in the second turn), and a summary.
 //
 // Options: --interactive (-i) asks you y/n for the approval; --verbose (-v) shows the workers' own logs.
 // Environment: Temporal's own configuration (TEMPORAL_ADDRESS, or a temporal.toml profile with an address, plus
@@ -40,6 +42,16 @@ const PROMPT = 'Check the current weather in Paris and email "Paris weather upda
  * searches with these words, and the offline embedder (a bag of words) finds `get_local_time` by "time".
  */
 const ROUTED_PROMPT = 'What time is it in Tokyo?';
+/**
+ * The conversation's messages: each follow-up refers to an earlier answer. The offline model reads the earlier turns
+ * from its prompt: "that forecast" mails turn 1's weather (send_email waits for approval), and "which city" is
+ * answered from the transcript.
+ */
+const CONVERSATION = [
+  "What's the weather in Paris?",
+  'Email that forecast to ana@example.com',
+  'Which city was that forecast for?',
+] as const;
 const APPROVER = 'demo-user';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WORKER_SCRIPT = join(ROOT, 'worker.ts');
@@ -266,7 +278,130 @@ async function demo(cleanup: Cleanup, watchdog: Watchdog, startedAt: number): Pr
   say(result.text || style.dim('(no text)'));
   if (killedMidAnswer) await sayHowTheAnswerSurvived(run, watchdog);
   const routed = await routedRun(client, offline, watchdog);
-  summarize(result, crashed, routed, connection, run.id, startedAt);
+  const chat = await conversationDemo(client, worker, connection, cleanup, watchdog, offline);
+  summarize(result, crashed, routed, chat, connection, run.id, startedAt);
+}
+
+/** What the conversation did, for the summary. */
+interface ConversationDemo {
+  id: string;
+  /** Per turn: the tools called and the approvals decided. */
+  turns: Array<{ toolCalls: string[]; approvals: number }>;
+  /** The worker SIGKILLed between turns 1 and 2. */
+  killed: number;
+}
+
+/**
+ * Three turns of a conversation with the assistant: one workflow per conversation, each message a turn (a run) that
+ * sees the transcript so far. Between turns 1 and 2 the worker is SIGKILLed (the idle conversation lives in
+ * Temporal); turn 2 refers to turn 1's answer and needs an approval; turn 3 is answered from the transcript.
+ */
+async function conversationDemo(
+  client: AgentClient,
+  worker: WorkerProcess,
+  connection: Connection,
+  cleanup: Cleanup,
+  watchdog: Watchdog,
+  offline: boolean,
+): Promise<ConversationDemo> {
+  section('Conversation');
+  const id = `demo-chat-${Date.now().toString(36)}-${process.pid}`;
+  const conversation = client.conversation(id, {
+    agent: 'assistant',
+    userId: APPROVER,
+    // A conversation left behind by an interrupted demo ends on its own.
+    workflow: { workflowExecutionTimeout: '10 minutes' },
+  });
+  say(
+    `A conversation is one workflow that takes follow-ups: each message is a turn (a run) whose model sees the ` +
+      `transcript so far. Conversation ${style.bold(id)} with agent 'assistant':`,
+  );
+  const demo: ConversationDemo = { id, turns: [], killed: 0 };
+  const texts: string[] = [];
+  for (const [index, message] of CONVERSATION.entries()) {
+    if (index === 1) {
+      demo.killed = worker.number;
+      worker = await killBetweenTurns(worker, client, id, connection, cleanup, watchdog);
+    }
+    const turn = await watchdog.guard(conversation.send(message));
+    say(`\n${style.bold(`Turn ${turn.turn}`)}: "${message}"`);
+    await watchdog.guard(turn.started({ signal: watchdog.signal }));
+    const watched = await watchTurn(turn, watchdog);
+    demo.turns.push(watched);
+    const result = await watchdog.guard(turn.result());
+    texts.push(result.text);
+    say(`  ${style.dim(`turn ${turn.turn} answered (${result.stopReason}, ${result.finishReason})`)}`);
+  }
+  await watchdog.guard(conversation.end());
+
+  const [first, second] = demo.turns;
+  const missing = [
+    ...(first?.toolCalls.includes('get_weather') ? [] : ['get_weather in turn 1']),
+    ...(second?.approvals ? [] : ['send_email (the tool that needs approval) in turn 2']),
+    ...(texts[2]?.includes('Paris') ? [] : ['"Paris" in the answer of turn 3']),
+  ];
+  if (missing.length > 0) {
+    if (offline) {
+      throw new Error(
+        `The offline model did not give ${missing.join(', ')} in the conversation. This is a bug in the demo or ` +
+          'the offline model: please report it.',
+      );
+    }
+    say(
+      style.yellow(
+        `\nThe model did not give ${missing.join(', ')}, so part of the conversation could not be shown. Real ` +
+          'models decide for themselves; run again, or try the offline model (unset OPENAI_API_KEY and AGENT_MODEL).',
+      ),
+    );
+  }
+  return demo;
+}
+
+/** Streams one turn as the run above is streamed, deciding its approvals as the demo does. */
+async function watchTurn(turn: AgentRun, watchdog: Watchdog): Promise<{ toolCalls: string[]; approvals: number }> {
+  const printer = new RunPrinter({ format: createEventFormatter({ style }), style, linePrefix: '  ' });
+  const position: WatchPosition = { lastSeq: 0, lastOffset: -1 };
+  const toolCalls: string[] = [];
+  let approvals = 0;
+  for (;;) {
+    let pending: Extract<RunEvent, { type: 'approval-requested' }> | undefined;
+    for await (const { text, event } of printedParts(turn.parts({ signal: watchdog.signal }), printer, position)) {
+      write(text);
+      if (event?.type === 'tool-call') toolCalls.push(event.toolName);
+      if (event?.type === 'approval-requested') {
+        pending = event;
+        break;
+      }
+    }
+    write(printer.close());
+    watchdog.throwIfFailed();
+    if (!pending) return { toolCalls, approvals };
+    await decide(turn, pending, watchdog, false);
+    approvals++;
+  }
+}
+
+/** SIGKILL while the conversation is idle between turns: it waits in Temporal for the next message, no worker needed. */
+async function killBetweenTurns(
+  worker: WorkerProcess,
+  client: AgentClient,
+  conversationId: string,
+  connection: Connection,
+  cleanup: Cleanup,
+  watchdog: Watchdog,
+): Promise<WorkerProcess> {
+  await worker.crash();
+  say(
+    '\n' +
+      style.red(style.bold(`Killed worker ${worker.number} (pid ${worker.child.pid}) with SIGKILL`)) +
+      ' between turns 1 and 2.',
+  );
+  const description = await watchdog.guard(client.temporal.workflow.getHandle(conversationId).describe());
+  say(
+    `No worker is running now, and Temporal still has the conversation: ${style.yellow(description.status.name)}, ` +
+      `${description.historyLength} events in its history, turn 1's messages among them.`,
+  );
+  return await startWorker(worker.number + 1, connection, client, cleanup, watchdog);
 }
 
 /** What the routed run did, for the summary. */
@@ -623,8 +758,9 @@ async function decide(
   run: AgentRun,
   pending: Extract<RunEvent, { type: 'approval-requested' }>,
   watchdog: Watchdog,
+  heading = true,
 ): Promise<void> {
-  section('Approval');
+  if (heading) section('Approval');
   let approved = true;
   let reason: string | undefined;
   if (flags.interactive) {
@@ -655,6 +791,7 @@ function summarize(
   result: AgentRunResult,
   crashed: boolean,
   routed: RoutedRun,
+  chat: ConversationDemo,
   connection: Connection,
   runId: string,
   startedAt: number,
@@ -678,6 +815,13 @@ function summarize(
   say(
     `Routed run: concierge — ${routed.calls.join(', ') || 'no tool calls'}` +
       style.dim(` (activities: ${activities || 'none'})`),
+  );
+  const turns = chat.turns
+    .map((turn, i) => `${i + 1}: ${turn.toolCalls.join(', ') || 'answer'}${turn.approvals ? ' (approved)' : ''}`)
+    .join('; ');
+  say(
+    `Chat:       ${plural(chat.turns.length, 'turn')} — ${turns}` +
+      style.dim(` (worker ${chat.killed} killed between turns 1 and 2)`),
   );
   say(`Took:       ${((performance.now() - startedAt) / 1000).toFixed(1)} s`);
   if (!connection.embedded) {

@@ -19,8 +19,8 @@ import {
   type StreamPacing,
 } from './local-model-support.js';
 import { OFFLINE_PROVIDER } from './offline-embedding-model.js';
-import { synthesizeArguments } from './schema-arguments.js';
-import { contentWords } from './words.js';
+import { synthesizeArguments, type ArgumentSource } from './schema-arguments.js';
+import { contentWords, splitWords } from './words.js';
 
 // The offline embedder lives in its own file; it is exported here too because the two are one feature.
 export {
@@ -36,6 +36,10 @@ export const OFFLINE_DEMO_MODEL_ID = 'demo';
 /** Names of the tool-routing tools (spec 3.7); the demo model knows how to search and then call through them. */
 const SEARCH_TOOLS = 'searchTools';
 const CALL_TOOL = 'callTool';
+/** Words by which a message refers back to an earlier answer: "email that forecast", "which city was it for?". */
+const BACK_REFERENCES = new Set(['that', 'this', 'it', 'those', 'these', 'earlier', 'previous', 'above']);
+/** How every answer of the offline model starts: nobody mistakes it for an AI. */
+const PREFIX = 'Offline demo model (rule-based, no API key)';
 
 /** Options of {@link OfflineDemoModel}. */
 export interface OfflineDemoModelOptions {
@@ -64,6 +68,11 @@ export interface OfflineDemoModelOptions {
  * 2. With tool routing (`searchTools` / `callTool`) and no direct match, it searches with the user's message, then
  *    calls the top result through `callTool`.
  * 3. Once the tool results are in, it answers with a text summarizing them; with no matching tool, it says so.
+ * 4. In a conversation (earlier turns in the prompt), a message that refers back ("that", "it", "this", ...):
+ *    - a question whose words name a value an earlier tool call took or returned ("which city was that for?" →
+ *      `city`) is answered with that value, newest first, with no tool call;
+ *    - otherwise the tool it calls gets the strings the message does not give (a subject, a body) from the latest
+ *      earlier turn whose tools returned something: "Email that forecast to ana@example.com" mails that forecast.
  *
  * The answer depends only on the prompt, so a retried `generate` activity gets the same reply, and tool-call ids
  * are derived from the transcript position (stable across retries and workers).
@@ -122,13 +131,22 @@ interface Turn {
   results: Array<{ toolName: string; output: LanguageModelV4ToolResultOutput; target?: string }>;
   /** Number of assistant messages in the whole prompt: the position that makes tool-call ids deterministic. */
   position: number;
+  /** The conversation's earlier turns (before the last user message), oldest first. */
+  earlier: EarlierTurn[];
+}
+
+/** An earlier turn of a conversation: its user message and its tool calls (a `callTool` call as its target's). */
+interface EarlierTurn {
+  request: string;
+  calls: Array<{ toolName: string; input: unknown; output?: LanguageModelV4ToolResultOutput }>;
 }
 
 function decide(options: LanguageModelV4CallOptions): LanguageModelV4Content[] {
   const turn = readTurn(options.prompt);
   const tools = (options.tools ?? []).filter((tool): tool is LanguageModelV4FunctionTool => tool.type === 'function');
   const choice = options.toolChoice ?? { type: 'auto' };
-  if (choice.type === 'none' || tools.length === 0) return [finalText(turn, tools)];
+  const recalled = turn.called.size === 0 ? recall(turn) : undefined;
+  if (choice.type === 'none' || tools.length === 0) return [recalled ?? finalText(turn, tools)];
 
   if (choice.type === 'tool') {
     const forced = tools.find((tool) => tool.name === choice.toolName);
@@ -136,6 +154,7 @@ function decide(options: LanguageModelV4CallOptions): LanguageModelV4Content[] {
     return [finalText(turn, tools)];
   }
 
+  if (recalled) return [recalled];
   const next = nextCall(turn, tools);
   if (next) return [next];
   if (choice.type === 'required') {
@@ -155,10 +174,10 @@ function nextCall(turn: Turn, tools: LanguageModelV4FunctionTool[]): LanguageMod
   if (callTool && lastSearch) {
     const found = searchHits(lastSearch.output).find((hit) => !turn.called.has(hit.name));
     if (found) {
-      const args = synthesizeArguments(found.parametersSchema, {
-        message: turn.message,
-        toolWords: contentWords(`${found.name} ${found.description}`),
-      });
+      const args = synthesizeArguments(
+        found.parametersSchema,
+        argumentSource(turn, contentWords(`${found.name} ${found.description}`)),
+      );
       return toolCall(CALL_TOOL, { name: found.name, args }, turn);
     }
   }
@@ -188,7 +207,66 @@ function nextCall(turn: Turn, tools: LanguageModelV4FunctionTool[]): LanguageMod
 
 function callFor(tool: LanguageModelV4FunctionTool, turn: Turn): LanguageModelV4Content {
   const toolWords = contentWords(`${tool.name} ${tool.description ?? ''}`);
-  return toolCall(tool.name, synthesizeArguments(tool.inputSchema, { message: turn.message, toolWords }), turn);
+  return toolCall(tool.name, synthesizeArguments(tool.inputSchema, argumentSource(turn, toolWords)), turn);
+}
+
+/** What arguments are made of: the message, and the earlier answer it refers back to (rule 4). */
+function argumentSource(turn: Turn, toolWords: string[]): ArgumentSource {
+  const referred = refersBack(turn.message)
+    ? turn.earlier.findLast((earlier) => earlier.calls.some((call) => succeeded(call.output)))
+    : undefined;
+  if (!referred) return { message: turn.message, toolWords };
+  const answer = referred.calls
+    .filter((call) => succeeded(call.output))
+    .map((call) => `${call.toolName}: ${describeResult(call.toolName, call.output!)}`)
+    .join('\n');
+  return { message: turn.message, toolWords, earlier: { request: truncate(referred.request, 200), answer } };
+}
+
+function refersBack(message: string): boolean {
+  return splitWords(message).some((word) => BACK_REFERENCES.has(word));
+}
+
+function isQuestion(message: string): boolean {
+  const text = message.trim();
+  return text.endsWith('?') || /^(which|what|who|whom|whose|where|when|how)\b/i.test(text);
+}
+
+function succeeded(output: LanguageModelV4ToolResultOutput | undefined): boolean {
+  return output !== undefined && !output.type.startsWith('error') && output.type !== 'execution-denied';
+}
+
+/**
+ * Rule 4's question: a value an earlier tool call took or returned whose key the question names (newest call first,
+ * its result before its arguments), as the answer's text.
+ */
+function recall(turn: Turn): LanguageModelV4Content | undefined {
+  if (turn.earlier.length === 0 || !refersBack(turn.message) || !isQuestion(turn.message)) return undefined;
+  const asked = new Set(contentWords(turn.message));
+  for (const earlier of turn.earlier.toReversed()) {
+    for (const call of earlier.calls.toReversed()) {
+      for (const source of [succeeded(call.output) ? outputValue(call.output!) : undefined, call.input]) {
+        if (typeof source !== 'object' || source === null || Array.isArray(source)) continue;
+        for (const [key, value] of Object.entries(source as Record<string, unknown>)) {
+          if (typeof value !== 'string' && typeof value !== 'number') continue;
+          if (!contentWords(key).some((word) => asked.has(word))) continue;
+          return {
+            type: 'text',
+            text:
+              `${PREFIX}. From earlier in this conversation: the ${key} was ${truncate(String(value), 200)} ` +
+              `(${call.toolName}, when you asked "${truncate(earlier.request, 200)}").`,
+          };
+        }
+      }
+    }
+  }
+  return undefined;
+}
+
+function outputValue(output: LanguageModelV4ToolResultOutput): unknown {
+  if (output.type === 'json') return output.value;
+  if (output.type === 'text') return safeParse(output.value);
+  return undefined;
 }
 
 function toolCall(toolName: string, input: unknown, turn: Turn): LanguageModelV4Content {
@@ -202,6 +280,7 @@ function readTurn(prompt: LanguageModelV4Prompt): Turn {
     called: new Set(),
     results: [],
     position: prompt.filter((message) => message.role === 'assistant').length,
+    earlier: readEarlierTurns(lastUser > 0 ? prompt.slice(0, lastUser) : []),
   };
   const targets = new Map<string, string>();
   for (const message of prompt.slice(lastUser + 1)) {
@@ -223,6 +302,36 @@ function readTurn(prompt: LanguageModelV4Prompt): Turn {
     }
   }
   return turn;
+}
+
+/** The turns of a conversation's transcript: each user message, and the tool calls and results after it. */
+function readEarlierTurns(prompt: LanguageModelV4Prompt): EarlierTurn[] {
+  const turns: EarlierTurn[] = [];
+  const calls = new Map<string, EarlierTurn['calls'][number]>();
+  for (const message of prompt) {
+    if (message.role === 'user') {
+      const request = message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
+      turns.push({ request, calls: [] });
+    } else if (message.role === 'assistant') {
+      for (const part of message.content) {
+        if (part.type !== 'tool-call') continue;
+        const input = typeof part.input === 'string' ? safeParse(part.input) : part.input;
+        const target = part.toolName === CALL_TOOL ? calledThrough(input) : undefined;
+        const call = {
+          toolName: target ?? part.toolName,
+          input: target ? (input as { args?: unknown }).args : input,
+        };
+        turns.at(-1)?.calls.push(call);
+        calls.set(part.toolCallId, call);
+      }
+    } else if (message.role === 'tool') {
+      for (const part of message.content) {
+        const call = part.type === 'tool-result' ? calls.get(part.toolCallId) : undefined;
+        if (call && part.type === 'tool-result') call.output = part.output;
+      }
+    }
+  }
+  return turns;
 }
 
 function calledThrough(input: unknown): string | undefined {
@@ -253,7 +362,7 @@ function searchHits(output: LanguageModelV4ToolResultOutput): SearchHit[] {
 }
 
 function finalText(turn: Turn, tools: LanguageModelV4FunctionTool[]): LanguageModelV4Content {
-  const prefix = 'Offline demo model (rule-based, no API key)';
+  const prefix = PREFIX;
   if (turn.results.length > 0) {
     const lines = turn.results.map(
       (result) => `- ${result.target ?? result.toolName}: ${describeResult(result.toolName, result.output)}`,

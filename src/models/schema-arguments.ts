@@ -11,12 +11,18 @@ export interface ArgumentSource {
   message: string;
   /** Words of the tool's name and description, left out when picking a free-text value. */
   toolWords: string[];
+  /**
+   * The earlier answer the message refers back to ("email that forecast"): its request and what its tools returned.
+   * Strings the message itself does not give (a subject, a body) come from it.
+   */
+  earlier?: { request: string; answer: string };
 }
 
 const FREE_TEXT_KEYS = /^(q|query|text|input|prompt|question|message|content|search|term|terms|topic|request|task)$/i;
 const PLACE_KEYS = /(city|location|place|country|region|destination|town|address)/i;
 const NAME_KEYS = /(name|person|user|who|recipient|author|^to$|assignee|owner)/i;
 const ADDRESS_KEYS = /(^to$|^cc$|^bcc$|email|recipient|address)/i;
+const TITLE_KEYS = /(subject|title|heading)/i;
 
 /** Builds arguments for `schema` (normally an object schema) from the message. */
 export function synthesizeArguments(schema: JSONSchema7, source: ArgumentSource): unknown {
@@ -107,11 +113,14 @@ function stringFor(key: string, source: ArgumentSource): string {
   const message = source.message.trim();
   const quoted = /["“']([^"”']{2,})["”']/.exec(message)?.[1];
   if (FREE_TEXT_KEYS.test(key)) return quoted ?? message;
-  const email = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/.exec(message)?.[0];
+  // Bounded repeats (an address's own limits): unbounded ones make a long word without "@" take quadratic time.
+  const email = /[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}/.exec(message)?.[0];
   if (email && ADDRESS_KEYS.test(key)) return email;
   if (PLACE_KEYS.test(key))
     return placeIn(message) ?? properNouns(message) ?? quoted ?? leftoverWords(source) ?? message;
   if (NAME_KEYS.test(key)) return properNouns(message) ?? quoted ?? leftoverWords(source) ?? message;
+  const { earlier } = source;
+  if (earlier) return TITLE_KEYS.test(key) ? (quoted ?? `Re: ${earlier.request}`) : earlier.answer;
   return quoted ?? leftoverWords(source) ?? message;
 }
 

@@ -11,7 +11,8 @@ import { testServer, uniqueTaskQueue } from '../support/temporal.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DEMO = fileURLToPath(new URL('../../examples/demo.ts', import.meta.url));
-const DEMO_TIMEOUT_MS = 120_000;
+// Three runs and a three-turn conversation, four workers started: a minute or more on a loaded 2-core machine.
+const DEMO_TIMEOUT_MS = 180_000;
 
 interface DemoResult {
   code: number | null;
@@ -144,6 +145,9 @@ describe('npm run demo', () => {
         expect(described.workflowExecutionInfo?.status).toBe('WORKFLOW_EXECUTION_STATUS_RUNNING');
 
         child.stdin.write('y\n');
+        // The conversation's second turn asks again.
+        await seen(/Turn 2: [\s\S]*Approve send_email .*\? \[y\/n\] /);
+        child.stdin.write('y\n');
         expect(await exited, output).toBe(0);
         inOrder(output, [
           /No Temporal address is configured .*: starting an embedded dev server/,
@@ -201,6 +205,34 @@ describe('npm run demo', () => {
         /Workers: {4}2 \(the first killed with SIGKILL mid-run/,
         /Routed run: concierge — searchTools, callTool → get_local_time \(activities: generate ×3, embedBatch ×1, rankTools ×1, executeTool ×1\)/,
       ]);
+      // The conversation: three turns, the worker SIGKILLed between turns 1 and 2, an approval in turn 2, and
+      // follow-ups answered from the earlier turns (the offline model reads them in its prompt).
+      const chat = output.slice(output.indexOf('── Conversation'));
+      const chatMatches = inOrder(chat, [
+        /Conversation (demo-chat-\S+) with agent 'assistant':/,
+        /Turn 1: "What's the weather in Paris\?"/,
+        /call get_weather \{"city":"Paris"\}/,
+        /✓ get_weather → \{"city":"Paris","tempC":14,"conditions":"light rain"\}/,
+        /turn 1 answered \(completed, stop\)/,
+        /Killed worker 3 \(pid (\d+)\) with SIGKILL between turns 1 and 2\./,
+        /Temporal still has the conversation: RUNNING, \d+ events in its history/,
+        /Worker 4 \(pid (\d+)\) is polling task queue/,
+        /Turn 2: "Email that forecast to ana@example.com"/,
+        /call send_email \{"to":"ana@example.com","subject":"Re: What's the weather in Paris\?","body":"get_weather: \{\\"city\\":\\"Paris\\",\\"tempC\\":14,\\"conditions\\":\\"light rain\\"\}"\}/,
+        / APPROVAL NEEDED {2}send_email/,
+        /approved send_email by demo-user/,
+        /✓ send_email → \{"sent":true,"to":"ana@example.com"/,
+        /turn 2 answered \(completed, stop\)/,
+        /Turn 3: "Which city was that forecast for\?"/,
+        /model says: Offline demo model \(rule-based, no API key\)\. From earlier in this conversation: the city was Paris \(get_weather/,
+        /turn 3 answered \(completed, stop\)/,
+        /Chat: {7}3 turns — 1: get_weather; 2: send_email \(approved\); 3: answer \(worker 3 killed between turns 1 and 2\)/,
+      ]);
+      // Turn 3 called no tool: it was answered from the transcript.
+      expect(chat.slice(chat.indexOf('Turn 3:'), chat.indexOf('turn 3 answered'))).not.toContain('call ');
+      const [killedBetween, fourthWorker] = [chatMatches[5]!, chatMatches[7]!];
+      expect(isAlive(Number(killedBetween[1]))).toBe(false);
+      expect(isAlive(Number(fourthWorker[1]))).toBe(false);
       const [firstWorker, killed, secondWorker] = [matches[1]!, matches[6]!, matches[8]!];
       // The world clock read the real clock: Tokyo's time now, give or take the demo's own duration.
       const tokyoNow = new Date().toLocaleString('sv-SE', {
@@ -222,7 +254,7 @@ describe('npm run demo', () => {
       expect(isAlive(Number(secondWorker[1]))).toBe(false);
       expect(output).not.toContain('Demo failed');
       // Each answer is shown once, as the model writes it (live) or as its step recorded it: never twice.
-      expect(output.match(/model says: /g)).toHaveLength(2);
+      expect(output.match(/model says: /g)).toHaveLength(2 + 3);
       expect(output).not.toContain('↺');
       expect(output).toContain('Events as the run records them, and the answer as the model writes it:');
     },
@@ -249,6 +281,19 @@ describe('npm run demo', () => {
           { toolCalls: [{ name: 'searchTools', arguments: { query: 'current local time in a city' } }] },
           { toolCalls: [{ name: 'callTool', arguments: { name: 'get_local_time', args: { city: 'Tokyo' } } }] },
           { text: 'It is evening in Tokyo.' },
+          // The conversation's three turns.
+          { toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] },
+          { text: 'It is 14 °C with light rain in Paris.' },
+          {
+            toolCalls: [
+              {
+                name: 'send_email',
+                arguments: { to: 'ana@example.com', subject: 'Paris forecast', body: '14 °C, light rain.' },
+              },
+            ],
+          },
+          { text: 'I emailed the forecast to ana@example.com.' },
+          { text: 'That forecast was for Paris.' },
         ],
       });
       const { code, output } = await runDemo(uniqueTaskQueue('demo-openai'), {
@@ -273,10 +318,27 @@ describe('npm run demo', () => {
         /Workers: {4}2 /,
         /Routed run: concierge — searchTools, callTool → get_local_time /,
       ]);
-      expect(fake.chatRequests).toHaveLength(6);
+      inOrder(output.slice(output.indexOf('── Conversation')), [
+        /Turn 1: "What's the weather in Paris\?"/,
+        /model says: It is 14 °C with light rain in Paris\./,
+        /Killed worker \d+ \(pid \d+\) with SIGKILL between turns 1 and 2\./,
+        /Turn 2: "Email that forecast to ana@example.com"/,
+        / APPROVAL NEEDED {2}send_email \{"to":"ana@example.com"/,
+        /approved send_email by demo-user/,
+        /model says: I emailed the forecast to ana@example.com\./,
+        /Turn 3: "Which city was that forecast for\?"/,
+        /model says: That forecast was for Paris\./,
+        /Chat: {7}3 turns — 1: get_weather; 2: send_email \(approved\); 3: answer/,
+      ]);
+      expect(output).not.toContain('could not be shown');
+      expect(fake.chatRequests).toHaveLength(11);
+      // Turn 3's model saw the earlier turns: turn 1's answer and turn 2's request are in its prompt.
+      const thirdTurnPrompt = JSON.stringify(fake.chatRequests[10]!.body);
+      expect(thirdTurnPrompt).toContain('It is 14 °C with light rain in Paris.');
+      expect(thirdTurnPrompt).toContain('Email that forecast to ana@example.com');
       expect(fake.unscriptedRequests).toBe(0);
       // The routed run's model was offered the two routing tools, not the pool.
-      for (const request of fake.chatRequests.slice(3)) {
+      for (const request of fake.chatRequests.slice(3, 6)) {
         expect(offeredTools(request.body)).toEqual(['searchTools', 'callTool']);
       }
       // Embeddings: one embedBatch request with the pool's ten tool texts, then rankTools embeds only the query.
@@ -292,7 +354,14 @@ describe('npm run demo', () => {
     'says so and exits 0 when a real model does not call the tools',
     async () => {
       fake = await startOpenAIFakeServer({
-        chat: [{ text: 'I cannot check the weather, sorry.' }, { text: 'I cannot tell the time, sorry.' }],
+        chat: [
+          { text: 'I cannot check the weather, sorry.' },
+          { text: 'I cannot tell the time, sorry.' },
+          // The conversation's three turns.
+          { text: 'I cannot check the weather, sorry.' },
+          { text: 'I cannot send email, sorry.' },
+          { text: 'I do not know.' },
+        ],
       });
       const { code, output } = await runDemo(uniqueTaskQueue('demo-no-tools'), {
         OPENAI_API_KEY: 'demo-test-key',
@@ -305,11 +374,15 @@ describe('npm run demo', () => {
         /── Final answer\nI cannot check the weather, sorry\./,
         /model says: I cannot tell the time, sorry\./,
         /The model did not search for a tool, so tool routing could not be shown in full\./,
+        /model says: I do not know\./,
+        /The model did not give get_weather in turn 1, send_email \(the tool that needs approval\) in turn 2, "Paris" in the answer of turn 3, so part of the conversation could not be shown\./,
         /Workers: {4}1\n/,
         /Routed run: concierge — no tool calls \(activities: generate ×1\)/,
+        /Chat: {7}3 turns — 1: answer; 2: answer; 3: answer/,
       ]);
-      expect(output).not.toContain('Killed worker');
-      expect(fake.chatRequests).toHaveLength(2);
+      // No approval, so no crash while one waits (the conversation's worker is still killed between turns).
+      expect(output).not.toMatch(/with SIGKILL while/);
+      expect(fake.chatRequests).toHaveLength(5);
       expect(offeredTools(fake.chatRequests[1]!.body)).toEqual(['searchTools', 'callTool']);
       // Nothing searched, nothing embedded.
       expect(fake.embeddingRequests).toHaveLength(0);

@@ -151,6 +151,131 @@ describe('OfflineDemoModel', () => {
   });
 });
 
+/** A conversation turn the model answers: its reply appended, tool results included, as a conversation records it. */
+async function answerTurn(
+  model: OfflineDemoModel,
+  transcript: ModelMessage[],
+  message: string,
+  tools: ToolSpec[],
+  results: Record<string, unknown>,
+): Promise<{ transcript: ModelMessage[]; calls: ModelCallResult['toolCalls']; text: string }> {
+  let messages: ModelMessage[] = [...transcript, { role: 'user', content: message }];
+  const calls: ModelCallResult['toolCalls'] = [];
+  for (let step = 0; step < 5; step++) {
+    const reply = await callModel({ model, messages, tools });
+    if (reply.toolCalls.length === 0) {
+      return { transcript: [...messages, ...reply.responseMessages], calls, text: reply.text };
+    }
+    calls.push(...reply.toolCalls);
+    messages = continueWith(messages, reply, results);
+  }
+  throw new Error('the offline model kept calling tools');
+}
+
+describe('OfflineDemoModel in a conversation (earlier turns in the prompt)', () => {
+  const model = new OfflineDemoModel();
+  // As the example assistant's send_email: a body besides the subject.
+  const mailTool: ToolSpec = {
+    name: 'send_email',
+    description: 'Send an email to a recipient. Requires approval.',
+    inputSchema: {
+      type: 'object',
+      properties: { to: { type: 'string' }, subject: { type: 'string' }, body: { type: 'string' } },
+      required: ['to', 'subject', 'body'],
+    },
+  };
+  const tools: ToolSpec[] = [weatherTool, mailTool, addTool];
+  const weather = { city: 'Paris', tempC: 14, conditions: 'light rain' };
+  const mailed = { sent: true, to: 'ana@example.com', subject: 'x', messageId: 'm-1' };
+
+  it('mails the earlier forecast when a follow-up says "that forecast", and recalls its city when asked', async () => {
+    const first = await answerTurn(model, [], "What's the weather in Paris?", tools, { get_weather: weather });
+    expect(first.calls).toEqual([{ toolCallId: 'offline-call-0', toolName: 'get_weather', input: { city: 'Paris' } }]);
+
+    const second = await answerTurn(model, first.transcript, 'Email that forecast to ana@example.com', tools, {
+      send_email: mailed,
+    });
+    expect(second.calls).toEqual([
+      {
+        // Ids follow the position in the whole transcript: no clash with the first turn's call.
+        toolCallId: 'offline-call-2',
+        toolName: 'send_email',
+        input: {
+          to: 'ana@example.com',
+          subject: "Re: What's the weather in Paris?",
+          body: 'get_weather: {"city":"Paris","tempC":14,"conditions":"light rain"}',
+        },
+      },
+    ]);
+    expect(second.text).toContain('- send_email: {"sent":true');
+
+    const third = await answerTurn(model, second.transcript, 'Which city was that forecast for?', tools, {});
+    // Answered from the transcript: no tool call (get_weather shares "city" with the question, and is not called).
+    expect(third.calls).toEqual([]);
+    expect(third.text).toBe(
+      'Offline demo model (rule-based, no API key). From earlier in this conversation: the city was Paris ' +
+        `(get_weather, when you asked "What's the weather in Paris?").`,
+    );
+    // Deterministic: the same transcript gives the same answer.
+    expect((await answerTurn(model, second.transcript, 'Which city was that forecast for?', tools, {})).text).toBe(
+      third.text,
+    );
+  });
+
+  it('follows its ordinary rules when the message does not refer back, or refers to nothing recorded', async () => {
+    const first = await answerTurn(model, [], "What's the weather in Paris?", tools, { get_weather: weather });
+    // A new request, no "that"/"it": a new call, with arguments from this message only.
+    const rome = await answerTurn(model, first.transcript, 'And the weather in Rome?', tools, {
+      get_weather: { ...weather, city: 'Rome' },
+    });
+    expect(rome.calls.map((call) => call.input)).toEqual([{ city: 'Rome' }]);
+    const mail = await answerTurn(model, first.transcript, 'Email "hello" to bo@example.com', tools, {
+      send_email: mailed,
+    });
+    expect(mail.calls[0]?.input).toEqual({ to: 'bo@example.com', subject: 'hello', body: 'hello' });
+    // A question that refers back but names no recorded value: the tools, as for any question.
+    const vague = await answerTurn(model, first.transcript, 'What is the weather like after that?', tools, {
+      get_weather: weather,
+    });
+    expect(vague.calls.map((call) => call.toolName)).toEqual(['get_weather']);
+    // Without earlier turns, "that" recalls nothing.
+    const alone = await callModel({ model, messages: [{ role: 'user', content: 'Which city was that for?' }], tools });
+    expect(alone.text).not.toContain('From earlier in this conversation');
+  });
+
+  it('takes nothing from a denied earlier call, and bounds what it repeats of a hostile earlier turn', async () => {
+    const denied = await answerTurn(model, [], "What's the weather in Paris?", tools, {});
+    const deniedTranscript = denied.transcript.map((message) =>
+      message.role === 'tool'
+        ? {
+            ...message,
+            content: message.content.map((part) =>
+              part.type === 'tool-result' ? { ...part, output: { type: 'execution-denied' as const } } : part,
+            ),
+          }
+        : message,
+    );
+    const afterDenial = await answerTurn(model, deniedTranscript, 'Email that to ana@example.com', tools, {
+      send_email: mailed,
+    });
+    expect(afterDenial.calls[0]?.input).not.toMatchObject({ subject: expect.stringMatching(/^Re: /) });
+
+    const huge = 'Q'.repeat(100_000);
+    const hostile = await answerTurn(model, [], `weather in Paris ${huge}?`, tools, {
+      get_weather: { city: huge, tempC: 1, conditions: huge },
+    });
+    const mail = await answerTurn(model, hostile.transcript, 'Email that forecast to ana@example.com', tools, {
+      send_email: mailed,
+    });
+    const input = mail.calls[0]?.input as { subject: string; body: string };
+    expect(input.subject.length).toBeLessThanOrEqual(210);
+    expect(input.body.length).toBeLessThanOrEqual(420);
+    const recalled = await answerTurn(model, mail.transcript, 'Which city was that forecast for?', tools, {});
+    expect(recalled.text).toContain('From earlier in this conversation: the city was QQQ');
+    expect(recalled.text.length).toBeLessThan(600);
+  });
+});
+
 /** The parts of a model stream, each with when it arrived. */
 async function readStream<T>(stream: ReadableStream<T>): Promise<Array<{ part: T; at: number }>> {
   const reader = stream.getReader();
