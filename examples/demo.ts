@@ -279,7 +279,7 @@ async function demo(cleanup: Cleanup, watchdog: Watchdog, startedAt: number): Pr
   if (killedMidAnswer) await sayHowTheAnswerSurvived(run, watchdog);
   const routed = await routedRun(client, offline, watchdog);
   const chat = await conversationDemo(client, worker, connection, cleanup, watchdog, offline);
-  summarize(result, crashed, routed, chat, connection, run.id, startedAt);
+  summarize(result, crashed, killedMidAnswer, routed, chat, connection, run.id, startedAt);
 }
 
 /** What the conversation did, for the summary. */
@@ -790,6 +790,7 @@ async function decide(
 function summarize(
   result: AgentRunResult,
   crashed: boolean,
+  killedMidAnswer: boolean,
   routed: RoutedRun,
   chat: ConversationDemo,
   connection: Connection,
@@ -810,7 +811,15 @@ function summarize(
     say(`${i === 0 ? 'Approvals:  ' : '            '}${formatDecision(approval, style)}`);
   }
   say(`Tokens:     ${result.usage.totalTokens} (${result.usage.inputTokens} in, ${result.usage.outputTokens} out)`);
-  say(`Workers:    ${crashed ? '2 (the first killed with SIGKILL mid-run; the run did not notice)' : '1'}`);
+  say(
+    `Workers:    ${
+      killedMidAnswer
+        ? '3 for the run (killed with SIGKILL while it waited for approval, then while the model wrote the answer; the run did not notice)'
+        : crashed
+          ? '2 (the first killed with SIGKILL mid-run; the run did not notice)'
+          : '1'
+    }`,
+  );
   const activities = [...routed.activities].map(([type, count]) => `${type} ×${count}`).join(', ');
   say(
     `Routed run: concierge — ${routed.calls.join(', ') || 'no tool calls'}` +

@@ -182,8 +182,12 @@ describe('npm run demo', () => {
         /the run is waiting, 1 step done, 1 pending approval:\n {2}send_email /,
         /approved send_email by demo-user: Checked the recipient and the text: fine to send\./,
         /✓ send_email → \{"sent":true/,
+        // The second crash: SIGKILL while the model writes the answer; the retried call goes on where the screen is.
+        /Killed worker 2 \(pid \d+\) with SIGKILL.* while the model writes the answer\./,
+        /Worker 3 \(pid \d+\) is polling task queue/,
         /finished \(completed, stop\)/,
         /── Final answer\nOffline demo model \(rule-based, no API key\)\. Here is what the tools returned:\n- get_weather: .*light rain.*\n- send_email: \{"sent":true/,
+        /The answer's model call ran again \(attempt [2-9]\) after the crash\. History holds its text once/,
         // The routed run: the model sees searchTools and callTool, searches, and calls what it found.
         /── Tool routing\nTool routing: the 'concierge' agent has 10 tools, but its model sees only searchTools and callTool\./,
         /Tool search: offline\/hashed-bow — an offline hashed bag of words \(it matches words, not meanings\)\./,
@@ -202,7 +206,7 @@ describe('npm run demo', () => {
         /Steps: {6}3 \(completed, stop\)/,
         /Tool calls: 2 — get_weather, send_email/,
         /Approvals: {2}approved send_email by demo-user/,
-        /Workers: {4}2 \(the first killed with SIGKILL mid-run/,
+        /Workers: {4}3 for the run \(killed with SIGKILL while it waited for approval, then while the model wrote the answer/,
         /Routed run: concierge — searchTools, callTool → get_local_time \(activities: generate ×3, embedBatch ×1, rankTools ×1, executeTool ×1\)/,
       ]);
       // The conversation: three turns, the worker SIGKILLed between turns 1 and 2, an approval in turn 2, and
