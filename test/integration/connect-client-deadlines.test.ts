@@ -123,7 +123,7 @@ describe('requests to a run that no worker answers', () => {
     // The run has ended: with the worker gone again, result() reads it from the run's history.
     const late = await run.result();
     expect(late.toolResults.map((r) => r.toolName)).toEqual(['get_weather', 'send_email']);
-  });
+  }, 150_000);
 });
 
 describe('requests to a run whose worker does not answer', () => {

@@ -13,11 +13,17 @@ const decode = async (payloads: Parameters<typeof defaultPayloadConverter.fromPa
   payloads?.[0] ? defaultPayloadConverter.fromPayload(payloads[0]) : undefined;
 
 const versions = readdirSync(HISTORIES_DIR).filter((name) => /^v\d/.test(name));
-const fixtures = versions.flatMap((version) =>
-  readdirSync(`${HISTORIES_DIR}${version}`)
-    .filter((file) => file.endsWith('.json'))
-    .map((file) => `${version}/${file}`),
-);
+// Agent runs only: the conversation workflow's fixtures hold turns, whose transcripts are their child runs'.
+const fixtures = versions
+  .flatMap((version) =>
+    readdirSync(`${HISTORIES_DIR}${version}`)
+      .filter((file) => file.endsWith('.json'))
+      .map((file) => `${version}/${file}`),
+  )
+  .filter((fixture) => {
+    const history = historyFromJSON(JSON.parse(readFileSync(`${HISTORIES_DIR}${fixture}`, 'utf8')));
+    return history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name === 'agentRun';
+  });
 
 describe('transcriptFromEvents', () => {
   it.each(fixtures)('%s', async (fixture) => {
