@@ -283,7 +283,8 @@ export class RunStream {
         return;
       }
     }
-    if (jsonBytes(publish.parts) > MAX_DELTA_PUBLISH_BYTES) {
+    const bytes = jsonBytes(publish.parts);
+    if (bytes > MAX_DELTA_PUBLISH_BYTES) {
       this.drop('deltas publish over its size bound');
       return;
     }
@@ -295,7 +296,7 @@ export class RunStream {
     if (publisher !== '') open.sequences.set(publisher, sequence);
     sender.steps.add(open);
     const item: StreamedDeltas = { type: 'deltas', step: publish.step, attempt: publish.attempt, parts: publish.parts };
-    this.append(RUN_STREAM_TOPICS.deltas, item, jsonBytes(publish.parts));
+    this.append(RUN_STREAM_TOPICS.deltas, item, bytes);
   }
 
   private drop(why: string): void {

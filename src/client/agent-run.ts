@@ -503,7 +503,7 @@ export class AgentRun {
 
   /** Whether the run's state shows the call or question `id` waiting for `request` now. */
   private async pendingNow(request: RefusedRequest, id: string): Promise<boolean> {
-    const state = await this.ask('the state query', () => this.handle.query(stateQuery)).catch(() => undefined);
+    const state = await this.state().catch(() => undefined);
     if (!state) return false;
     if (request === 'approval') return state.pendingApprovals.some((p) => p.toolCallId === id);
     if (request === 'tool-result') return state.pendingToolResults.some((p) => p.toolCallId === id);

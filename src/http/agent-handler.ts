@@ -10,6 +10,7 @@ import type { AgentRun } from '../client/agent-run.js';
 import { NoWorkerError } from '../client/errors/no-worker-error.js';
 import { RunRequestRejectedError } from '../client/errors/run-request-rejected-error.js';
 import { WorkerTimeoutError } from '../client/errors/worker-timeout-error.js';
+import { jsonBytes } from '../protocol/bytes.js';
 import { RefusalCode } from '../protocol/refusal-codes.js';
 import { CHAT_ID, parseChatRequest, type ApprovalResponse } from './chat-request.js';
 import { postAgUi } from './ag-ui-route.js';
@@ -219,7 +220,7 @@ async function answerElicitation(
   const parsed = elicitationAnswerSchema.safeParse(body);
   if (!parsed.success) throw malformed('expected { action: "accept" | "decline" | "cancel", content?, token }');
   const answer = parsed.data;
-  if (answer.content !== undefined && JSON.stringify(answer.content).length > context.settings.maxMessageBytes) {
+  if (answer.content !== undefined && jsonBytes(answer.content) > context.settings.maxMessageBytes) {
     throw new HttpRefusal(413, RefusalCode.InputTooLarge, 'The answer is over maxMessageBytes.');
   }
   const turn = await findTurn(client, context, chatId);
