@@ -31,6 +31,7 @@ import { recordFinalEvents } from './final-record.js';
 import { registerHandlers } from './handlers.js';
 import { BudgetedMcpListings, listMcpServers } from './mcp.js';
 import { PATCHES } from './patches.js';
+import { ModelCallGate } from './model-call-gate.js';
 import { AgentRunState } from './run-state.js';
 import { RunStream } from './run-stream.js';
 import { settleToolCalls } from './tool-calls.js';
@@ -67,6 +68,8 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
   // Decided once per run, before the first signal is handled: a run started on v0.1.0 keeps its rules.
   const state = new AgentRunState(input, { bound: patched(PATCHES.boundedClientInput) });
   registerHandlers(state);
+  // Decided at the start of each execution, before any handler can run (handlers read it).
+  state.modelCall = new ModelCallGate(patched(PATCHES.answersAfterModelCall));
   // Decided by the first execution and carried: a run started before 0.4.0 never gets a stream.
   if (input.continuation ? input.continuation.stream !== undefined : patched(PATCHES.runStream)) {
     state.attachStream(new RunStream(input.continuation?.stream, (progress) => state.showProgress(progress)));
@@ -97,6 +100,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
       const streaming = modelDeltas ? streamingOf(input, description) : undefined;
       const streamToken = streaming ? state.stream!.openStep(step) : undefined;
       let generated: Awaited<ReturnType<typeof generate>>;
+      state.modelCall.begin();
       try {
         generated = await generate({
           agentName: description.agentName,
@@ -112,6 +116,9 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
       } finally {
         // Retries of the activity happened inside the await: from here no attempt of this step may publish.
         if (streamToken !== undefined) state.stream!.closeStep(step);
+        // What follows up to `settleToolCalls` opening the step's requests runs synchronously: held answers are
+        // judged after it (their conditions are checked once the activation's jobs and microtasks are done).
+        state.modelCall.end();
       }
       mark = { at: state.messages.length, responseId: generated.responseId };
       const args = state.recordResponse(step, generated);

@@ -22,15 +22,22 @@ import type { AgentRunState } from './run-state.js';
  */
 export function registerHandlers(state: AgentRunState): void {
   const { approvals, clientTools } = state;
-  setHandler(approvalSignal, (decision) => {
+  setHandler(approvalSignal, async (decision) => {
     const why = approvals.malformed(decision);
-    if (why) log.warn('Ignored a malformed approval signal', { why: why.message });
-    else approvals.receive(decision);
+    if (why) return log.warn('Ignored a malformed approval signal', { why: why.message });
+    if (approvals.rejection(decision)?.code === ApprovalUnknownCall && state.modelCall.mayHold()) {
+      await state.modelCall.hold();
+    }
+    approvals.receive(decision);
   });
   setHandler(
     approvalUpdate,
     async (decision) => {
-      // The validator ran in this same activation, so the decision is accepted unless a rule changed in between.
+      // Accepted by the validator while the model call that may ask for it is in flight: judged once it returned.
+      if (approvals.rejection(decision)?.code === ApprovalUnknownCall && state.modelCall.mayHold()) {
+        await state.modelCall.hold();
+      }
+      // Otherwise the validator ran in this same activation, so the decision is accepted unless a rule changed.
       if (!approvals.receive(decision, true)) {
         throw refusal(
           approvals.rejection(decision) ?? { code: RefusalCode.RunRefused, message: 'The decision was ignored.' },
@@ -41,22 +48,52 @@ export function registerHandlers(state: AgentRunState): void {
       if ('refused' in outcome) throw refusal({ code: RefusalCode.ApprovalNotAuthorized, message: outcome.refused });
       return outcome.record;
     },
-    { validator: (decision) => reject(approvals.malformed(decision) ?? approvals.rejection(decision)) },
+    {
+      validator: (decision) =>
+        reject(approvals.malformed(decision) ?? held(state, approvals.rejection(decision), ApprovalUnknownCall)),
+    },
   );
-  setHandler(toolResultSignal, (submission) => {
+  setHandler(toolResultSignal, async (submission) => {
     const why = clientTools.malformed(submission);
-    if (why) log.warn('Ignored a malformed tool-result signal', { why: why.message });
-    else clientTools.receive(submission);
+    if (why) return log.warn('Ignored a malformed tool-result signal', { why: why.message });
+    if (clientTools.rejection(submission)?.code === ToolResultUnknownCall && state.modelCall.mayHold()) {
+      await state.modelCall.hold();
+    }
+    clientTools.receive(submission);
   });
-  setHandler(toolResultUpdate, (submission) => clientTools.receive(submission), {
-    validator: (submission) => reject(clientTools.malformed(submission) ?? clientTools.rejection(submission)),
-  });
+  setHandler(
+    toolResultUpdate,
+    async (submission) => {
+      if (clientTools.rejection(submission)?.code === ToolResultUnknownCall && state.modelCall.mayHold()) {
+        // Accepted while the model call that may ask for it is in flight: judged once it returned, by the same rules.
+        await state.modelCall.hold();
+        reject(clientTools.rejection(submission));
+      }
+      clientTools.receive(submission);
+    },
+    {
+      validator: (submission) =>
+        reject(
+          clientTools.malformed(submission) ?? held(state, clientTools.rejection(submission), ToolResultUnknownCall),
+        ),
+    },
+  );
   setHandler(toolProgressSignal, (progress) => state.recordProgress(progress));
   registerElicitationHandlers(state);
   setHandler(mcpListingQuery, (server, version) => state.listingFor(server, version));
   setHandler(stateQuery, () => state.snapshot());
   setHandler(eventsQuery, (after, limit) => state.events.after(after, limit));
   setHandler(transcriptQuery, (from, to, fromPart) => state.transcriptPage(workflowInfo().runId, from, to, fromPart));
+}
+
+const { ApprovalUnknownCall, ToolResultUnknownCall } = RefusalCode;
+
+/**
+ * A validator's refusal, unless it is `unknownCall` and the answer may be held until the model call in flight
+ * returns (`PATCHES.answersAfterModelCall`): then none, and the handler holds it (see workflows/model-call-gate.ts).
+ */
+function held(state: AgentRunState, why: Refusal | undefined, unknownCall: RefusalCode): Refusal | undefined {
+  return why?.code === unknownCall && state.modelCall.mayHold() ? undefined : why;
 }
 
 function reject(why: Refusal | string | undefined): void {

@@ -66,4 +66,12 @@ export const PATCHES = {
    * newer attempt's first piece. Earlier histories have no token in their `generate` inputs and no uuid drawn.
    */
   modelDeltas: 'durable-agent.model-deltas',
+  /**
+   * v0.4.0, decided at the start of each execution: a person's answer (an approval, or a client-side tool's result,
+   * by update or signal) to a call the run does not know yet, sent while a model call is in flight, is held until
+   * the call's result is in and judged then (`workflows/model-call-gate.ts`). A worker that replays a run hands it
+   * such an answer in the same activation as the model result that asked for it, before that result; judged at once,
+   * it was refused or dropped. An accepted update leaves events in history a refused one did not, hence the patch.
+   */
+  answersAfterModelCall: 'durable-agent.answers-after-model-call',
 } as const;

@@ -30,6 +30,7 @@ import { ClientToolBook } from './client-tools.js';
 import { ElicitationBook } from './elicitations.js';
 import { EventLog } from './event-log.js';
 import { newCollisions } from './mcp-collisions.js';
+import { ModelCallGate } from './model-call-gate.js';
 import { RoutingState } from './routing-state.js';
 import type { RunStream } from './run-stream.js';
 
@@ -49,6 +50,8 @@ export class AgentRunState {
    * sent: a run that ends holding one records it (workflows/final-record.ts), since its history carries it nowhere.
    */
   unsentDelta: TranscriptDelta | undefined;
+  /** Holds answers to calls not known yet while a model call is in flight (`PATCHES.answersAfterModelCall`). */
+  modelCall = new ModelCallGate();
   /** The run's stream, for runs started since 0.4.0 (`PATCHES.runStream`); see {@link attachStream}. */
   stream: RunStream | undefined;
   readonly run: RunContextData;

@@ -12,7 +12,7 @@ import { AgentClient } from '../../src/client/agent-client.js';
 import { NoWorkerError } from '../../src/client/errors/no-worker-error.js';
 import { WorkerTimeoutError } from '../../src/client/errors/worker-timeout-error.js';
 import { main } from '../../src/cli/main.js';
-import { withAgentWorker } from '../support/agent-harness.js';
+import { recordHistory, withAgentWorker } from '../support/agent-harness.js';
 import { createTestEnv, testServer, uniqueTaskQueue } from '../support/temporal.js';
 
 /** Makes the offline model call get_weather, then send_email (which needs approval). */
@@ -74,12 +74,10 @@ describe('requests to a run that no worker answers', () => {
     }
   });
 
-  // KNOWN DEFECT, open (stop 25's closing note, first item): with model deltas on, the approval update that waited
-  // for a worker reaches the new worker in the same activation as the replayed model result that asked for it, and
-  // Temporal runs the update's validator first, which refuses it as Approval.UnknownCall: the approval is lost and
-  // the run waits until it times out. The fix (validate unknown calls after the activation's other jobs, behind a
-  // patch) is not built yet; this test must be re-enabled with it.
-  it.skip('after the worker stopped: a timed-out approval is applied once a worker returns', async () => {
+  // With model deltas on, the approval update that waited for a worker reaches the new worker in the same activation
+  // as the replayed model result that asked for it, and Temporal runs the update's validator first: the run holds it
+  // until that result is in (PATCHES.answersAfterModelCall), where before it refused it as Approval.UnknownCall.
+  it('after the worker stopped: a timed-out approval is applied once a worker returns', async () => {
     const taskQueue = uniqueTaskQueue('worker-gone');
     const agents = [createAssistant('offline/demo')];
     const client = new AgentClient({ client: env.client, taskQueue, requestTimeoutMs: TIMEOUT_MS });
@@ -128,6 +126,7 @@ describe('requests to a run that no worker answers', () => {
     // The run has ended: with the worker gone again, result() reads it from the run's history.
     const late = await run.result();
     expect(late.toolResults.map((r) => r.toolName)).toEqual(['get_weather', 'send_email']);
+    await recordHistory('approval-after-worker-gone', env, run.id);
   }, 150_000);
 });
 
