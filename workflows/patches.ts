@@ -1,3 +1,5 @@
+import { RUN_STREAM_PATCH } from '../src/protocol/index.js';
+
 /**
  * Every patch id the agent loop passes to `patched()`. A run whose history predates a patch replays without its
  * marker and keeps the released behaviour; new runs take the new one. See docs/upgrading.md for when a change needs
@@ -41,7 +43,7 @@ export const PATCHES = {
    * publish progress to it with a per-call token instead of the progress signal. A run started before keeps the
    * events query as the only way to watch it and the progress signal, in every execution.
    */
-  runStream: 'durable-agent.run-stream',
+  runStream: RUN_STREAM_PATCH,
   /**
    * v0.4.0: a run that ends (completed, failed, cancelled) records its final event log and state once, in its memo
    * (`workflows/final-record.ts`), so that a client reads them with no worker. Runs that ended on earlier code have

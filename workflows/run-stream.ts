@@ -19,6 +19,7 @@ import {
   type DeltaKind,
   type DeltaPart,
   type DeltaPublish,
+  type FinalStreamRecord,
   type JsonValue,
   type ProgressPublish,
   type RunEvent,
@@ -41,6 +42,8 @@ export const CARRIED_ITEMS = 1_000;
 const MAX_ENTRIES_PER_PUBLISH = 64;
 /** Topics a poll may filter on (the run has two). */
 const MAX_POLL_TOPICS = 8;
+/** Events whose stream offset is kept (the final record holds fewer: it is bounded to 256 KiB). */
+const MAX_EVENT_OFFSETS = 5_000;
 /** Items the tail query returns at once. */
 const MAX_TAIL_ITEMS = 1_000;
 /**
@@ -93,6 +96,8 @@ export class RunStream {
   private deltaBytes = 0;
   private dropped = 0;
   private draining = false;
+  /** The stream offset of each event the run published (and of the carried ones), by `seq`: for the final record. */
+  private readonly eventOffsets = new Map<number, number>();
 
   constructor(
     prior: WorkflowStreamState | undefined,
@@ -102,6 +107,11 @@ export class RunStream {
     this.stream = new WorkflowStream(prior);
     this.baseOffset = prior?.base_offset ?? 0;
     this.endOffset = this.baseOffset + (prior?.log.length ?? 0);
+    prior?.log.forEach((item, index) => {
+      if (item.topic !== RUN_STREAM_TOPICS.events) return;
+      const seq = decodeSeq(item.data);
+      if (seq !== undefined) this.eventOffsets.set(seq, this.baseOffset + index);
+    });
     setHandler(workflowStreamPublishSignal, (input) => this.receive(input));
     // The stream's poll, with a validator that also refuses offsets the run has not reached: such a poll would park
     // until the run ends, holding one of the few updates Temporal lets a run have in flight.
@@ -116,7 +126,15 @@ export class RunStream {
 
   /** Publishes a run event on the `events` topic (called for every event the run's event log emits). */
   publishEvent(event: RunEvent): void {
+    this.eventOffsets.set(event.seq, this.endOffset);
+    // The oldest go first (a Map keeps insertion order): the final record keeps at most this many events anyway.
+    if (this.eventOffsets.size > MAX_EVENT_OFFSETS) this.eventOffsets.delete(this.eventOffsets.keys().next().value!);
     this.append(RUN_STREAM_TOPICS.events, event);
+  }
+
+  /** The stream's end for the run's final record: its next offset, and where each of `events` is (-1: unknown). */
+  finalRecord(events: readonly RunEvent[]): FinalStreamRecord {
+    return { nextOffset: this.endOffset, eventOffsets: events.map((event) => this.eventOffsets.get(event.seq) ?? -1) };
   }
 
   /** Lets a call publish progress: returns the token for its `executeTool` input. Deterministic (seeded uuid). */
@@ -302,6 +320,17 @@ export class RunStream {
   private drop(why: string): void {
     // Logged for the first few only: a hostile client must not turn the workflow log into its megaphone.
     if (++this.dropped <= 10) log.warn('Dropped a publish to the run stream', { why });
+  }
+}
+
+/** The `seq` of a carried `events` item, or undefined when it cannot be read. */
+function decodeSeq(data: unknown): number | undefined {
+  if (typeof data !== 'string') return undefined;
+  try {
+    const event = defaultPayloadConverter.fromPayload<{ seq?: unknown }>(decodePayloadWire(data));
+    return Number.isSafeInteger(event?.seq) ? (event.seq as number) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

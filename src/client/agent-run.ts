@@ -5,6 +5,7 @@ import { ToolDeniedError } from '../tool/errors/tool-denied-error.js';
 import { RunFailedError } from './errors/run-failed-error.js';
 import { refusalOf, runEnded, type RefusedRequest } from './refusal-of.js';
 import { describeExecution, type DescribedExecution } from './history/final-record.js';
+import { streamPatchInHistory } from './history/stream-from-history.js';
 import { currentRunId } from './history/run-chain.js';
 import { transcriptFromHistory } from './history/transcript-from-history.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, throughWorker } from './through-worker.js';
@@ -359,7 +360,11 @@ export class AgentRun {
    */
   private async hasStream(signal: AbortSignal | undefined): Promise<boolean> {
     if (this.streamed) return true;
-    this.streamed = await hasStream((call) => this.ask('the stream offset query', call, { signal }), this.handle);
+    // Temporal alone tells, from the first execution's history (no worker needed: a finished run is read with none);
+    // when it cannot, the run is asked.
+    const known = await streamPatchInHistory(this.handle.client, this.id, this.firstExecutionRunId);
+    this.streamed =
+      known ?? (await hasStream((call) => this.ask('the stream offset query', call, { signal }), this.handle));
     return this.streamed;
   }
 

@@ -12,6 +12,11 @@ import {
   type StreamedProgress,
 } from '../protocol/index.js';
 import { runStreamTailQuery } from '../protocol/run-messages.js';
+import { describeExecution } from './history/final-record.js';
+import { NoWorkerError } from './errors/no-worker-error.js';
+import { WorkerTimeoutError } from './errors/worker-timeout-error.js';
+import { recordedStreamFrom } from './history/stream-from-history.js';
+import { throughWorker } from './through-worker.js';
 
 export { RunWithoutStreamError } from './errors/run-without-stream-error.js';
 
@@ -43,6 +48,8 @@ export interface RunStreamOptions {
 
 /** Parts one shared subscription keeps for watchers that are behind; older ones become a `truncated` part. */
 const FEED_BUFFER = 10_000;
+/** How long a worker gets to answer the tail query of a closed run before its final record is read instead. */
+const TAIL_TIMEOUT_MS = 5_000;
 /** Pause between subscription restarts (a closed poll, a run that continued as new). */
 const RESUBSCRIBE_DELAY_MS = 100;
 
@@ -122,7 +129,9 @@ class RunFeed {
         // loop starts the next one on the (unpinned) handle, from the next offset; the new execution carries the log.
         const stream = new WorkflowStreamClient(this.handle);
         try {
-          for await (const item of stream.subscribe(undefined, expected)) {
+          // No pause between polls: a parked poll costs the run nothing until an item comes, and a pause would
+          // delay the item published during it by up to the pause (the stream client's default is 100 ms).
+          for await (const item of stream.subscribe(undefined, expected, { pollCooldown: 0 })) {
             expected = this.accept(item.topic, item.data, item.offset, expected);
             if (this.terminal || this.watchers === 0) return;
           }
@@ -134,13 +143,9 @@ class RunFeed {
         if (status !== 'RUNNING') break;
         await delay(RESUBSCRIBE_DELAY_MS);
       }
-      // The run closed: what its last workflow task published may have come after every poll. A worker answers.
-      for (let more = true; more && !this.terminal; ) {
-        const tail = await this.handle.query(runStreamTailQuery, expected);
-        for (const item of tail.items)
-          expected = this.accept(item.topic, decodePayloadWire(item.data), item.offset, expected);
-        more = tail.items.length > 0 && expected < tail.nextOffset;
-      }
+      // The run closed: what its last workflow task published may have come after every poll. A worker answers
+      // with every item its run still holds; with none answering, the run's final record has its events.
+      if (!this.terminal) await this.readTail(expected);
     } catch (error) {
       this.error = error;
     } finally {
@@ -151,6 +156,38 @@ class RunFeed {
   }
 
   private terminal = false;
+
+  /**
+   * The items from `expected` of a run that closed: from the stream tail query while a worker answers it (within
+   * {@link TAIL_TIMEOUT_MS}); else, for a run that recorded where its events sit in its stream, from its final
+   * record: its events, which close the steps whose deltas and progress they stand in for (no worker needed).
+   */
+  private async readTail(expected: number): Promise<void> {
+    let next = expected;
+    try {
+      for (let more = true; more && !this.terminal; ) {
+        const tail = await throughWorker(this.handle, () => this.handle.query(runStreamTailQuery, next), {
+          request: 'the stream tail query',
+          timeoutMs: TAIL_TIMEOUT_MS,
+        });
+        for (const item of tail.items) next = this.accept(item.topic, decodePayloadWire(item.data), item.offset, next);
+        more = tail.items.length > 0 && next < tail.nextOffset;
+      }
+    } catch (error) {
+      if (!NoWorkerError.isInstance(error) && !WorkerTimeoutError.isInstance(error)) throw error;
+      const record = await describeExecution(this.handle.client, this.handle.workflowId, undefined).then((d) =>
+        d.finalRecord(),
+      );
+      const rest = record ? recordedStreamFrom(record, next) : undefined;
+      if (!rest) throw error;
+      for (const part of rest) {
+        this.push(part);
+        if (part.type === 'event' && TERMINAL_EVENT_TYPES.has(part.event.type)) this.terminal = true;
+      }
+    }
+  }
+
+
 
   /** Adds an item as a part (after a `truncated` part when items were skipped); returns the next expected offset. */
   private accept(topic: string, data: Payload, offset: number, expected: number): number {

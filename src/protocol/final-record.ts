@@ -56,6 +56,23 @@ export interface FinalRunRecord {
    * field was added without a new `version`, so readers treat it as optional).
    */
   transcript?: FinalTranscript;
+  /**
+   * Where the kept events sit in the run's stream, for runs with one (0.4.0): a client that read the stream up to
+   * some offset reads the rest of a finished run from here, with no worker. Optional, like {@link transcript}.
+   */
+  stream?: FinalStreamRecord;
+}
+
+/**
+ * The stream's end as the run recorded it: its next offset, and the stream offset of each kept event (-1 for an
+ * event the stream no longer knows: one carried over continue-as-new from before the carried log). What lies
+ * between the events' offsets is model deltas and tool progress, which the events of the same step stand in for
+ * once it is over (the step's `text`, `tool-call` and `tool-result` events).
+ */
+export interface FinalStreamRecord {
+  nextOffset: number;
+  /** One per kept event, in the same order. */
+  eventOffsets: number[];
 }
 
 /**
@@ -68,21 +85,45 @@ export function finalRunRecord(
   state: RunState,
   maxBytes: number = MAX_FINAL_RECORD_BYTES,
   transcript?: FinalTranscript,
+  /** The run's stream at its end: its next offset and each event's offset (aligned with `events`). */
+  stream?: FinalStreamRecord,
 ): FinalRunRecord {
   const firstSeq = events[0]?.seq ?? state.lastEventSeq + 1;
   const tail = transcript && jsonBytes(transcript) <= MAX_FINAL_TRANSCRIPT_BYTES ? { transcript } : {};
-  // The record's bytes without events, plus each event's own bytes and a comma: the exact JSON length.
-  const base = jsonBytes({ version: 1, firstSeq, truncated: events.length, events: [], state, ...tail });
+  const withStream = stream ? { stream: { nextOffset: stream.nextOffset, eventOffsets: [] as number[] } } : {};
+  // The record's bytes without events, plus each event's own bytes and a comma (and its offset and a comma): the
+  // exact JSON length.
+  const base = jsonBytes({ version: 1, firstSeq, truncated: events.length, events: [], state, ...tail, ...withStream });
   let total = base;
   let keep = events.length;
   for (let i = events.length - 1; i >= 0; i--) {
-    const size = jsonBytes(events[i]) + (i === events.length - 1 ? 0 : 1);
+    const comma = i === events.length - 1 ? 0 : 1;
+    const offset = stream ? jsonBytes(stream.eventOffsets[i] ?? -1) + comma : 0;
+    const size = jsonBytes(events[i]) + comma + offset;
     if (total + size > maxBytes) break;
     total += size;
     keep = i;
   }
   const kept = events.slice(keep);
-  return { version: 1, firstSeq, truncated: events.length - kept.length, events: kept, state, ...tail };
+  const record: FinalRunRecord = { version: 1, firstSeq, truncated: events.length - kept.length, events: kept, state };
+  if (tail.transcript) record.transcript = tail.transcript;
+  if (stream) {
+    const eventOffsets = events.map((_, i) => stream.eventOffsets[i] ?? -1).slice(keep);
+    record.stream = { nextOffset: stream.nextOffset, eventOffsets };
+  }
+  return record;
+}
+
+/** True when `value` has the shape of a {@link FinalStreamRecord} aligned with `events`. */
+export function isFinalStreamRecord(value: unknown, events: readonly unknown[]): value is FinalStreamRecord {
+  if (typeof value !== 'object' || value === null) return false;
+  const stream = value as Partial<FinalStreamRecord>;
+  return (
+    Number.isSafeInteger(stream.nextOffset) &&
+    Array.isArray(stream.eventOffsets) &&
+    stream.eventOffsets.length === events.length &&
+    stream.eventOffsets.every((offset) => Number.isSafeInteger(offset))
+  );
 }
 
 /** True when `value` has the shape of a {@link FinalRunRecord} (a memo is written by whoever holds the namespace). */

@@ -7,6 +7,12 @@ import type { RunEvent } from './events.js';
 export type { WorkflowStreamState } from '@temporalio/workflow-streams/workflow';
 
 /** The topics of a run's stream. Offsets are global across topics: one offset orders every item of the run. */
+/**
+ * The patch id a run's first execution records when it gets a stream (`PATCHES.runStream`): a client tells from the
+ * first execution's history, with no worker, whether a run has one.
+ */
+export const RUN_STREAM_PATCH = 'durable-agent.run-stream';
+
 export const RUN_STREAM_TOPICS = {
   /** Every {@link RunEvent}, published by the workflow, in `seq` order. */
   events: 'events',

@@ -132,21 +132,38 @@ describe('run stream', () => {
     );
   });
 
-  it('reads a finished run, and a cancelled one, to their terminal event', async () => {
-    await withAgentWorker(
+  it('reads a finished run to its terminal event with every worker stopped, and a cancelled one', async () => {
+    const { done, live } = await withAgentWorker(
       env,
       [downloader()],
       async ({ start }) => {
-        const done = await start('downloader', 'get it');
-        await done.result();
-        // Every poll lands on a closed run: its last items come from the stream tail query.
-        const parts = await collect(done.stream());
-        expect(events(parts).at(-1)).toMatchObject({ type: 'finished', text: 'downloaded' });
-        expect(parts.map((p) => p.offset)).toEqual(parts.map((_, i) => i));
-        expect(await collect(done.stream({ from: parts.at(-3)!.offset }))).toEqual(parts.slice(-3));
+        const run = await start('downloader', 'get it');
+        // A watcher that read the first part of the stream while the run ran, then left.
+        const first = await collect(run.stream(), (seen) => events(seen).some((e) => e.type === 'tool-progress'));
+        await run.result();
+        return { done: run, live: first };
       },
       { progressIntervalMs: 100 },
     );
+    // No worker runs: the stream's end is read from the run's final record. Its events keep their stream offsets;
+    // the progress between them belongs to the call whose tool-result event closes it.
+    const rest = await collect(done.stream({ from: live.at(-1)!.offset + 1 }));
+    expect(rest.every((p) => p.type === 'event')).toBe(true);
+    const all = [...live, ...rest];
+    const offsets = all.map((p) => p.offset);
+    expect(offsets).toEqual([...offsets].sort((a, b) => a - b));
+    expect(new Set(offsets).size).toBe(offsets.length);
+    expect(events(all).map((e) => e.seq)).toEqual(events(all).map((_, i) => i + 1));
+    expect(events(all).at(-1)).toMatchObject({ type: 'finished', text: 'downloaded' });
+    expect(events(rest).map((e) => e.type)).toContain('tool-result');
+    // From the start: every event of the run, at the offsets the live watcher saw them.
+    const whole = await collect(done.stream());
+    expect(whole.every((p) => p.type === 'event')).toBe(true);
+    expect(events(whole).map((e) => e.seq)).toEqual(events(whole).map((_, i) => i + 1));
+    for (const part of live.filter((p) => p.type === 'event')) expect(whole).toContainEqual(part);
+    let text = '';
+    for await (const piece of done.textStream) text += piece;
+    expect(text).toBe('downloaded');
     await withAgentWorker(
       env,
       [downloader()],
@@ -185,14 +202,17 @@ describe('run stream', () => {
       [agent],
       async ({ start }) => {
         const run = await start('ticker', 'tick');
-        await run.result();
+        // Each shown yield is two items (progress, tool-progress event): past 2,000 the run keeps only the newest.
+        const streamEnd = () => run.handle.query<number>('__temporal_workflow_stream_offset');
+        await expect.poll(streamEnd, { timeout: 30_000, interval: 100 }).toBeGreaterThan(2_100);
         const parts = await collect(run.stream());
-        // Each shown yield is two items (progress, tool-progress event): more than the 2,000 the run keeps.
         expect(parts[0]).toMatchObject({ type: 'truncated', missedFrom: 0 });
         const base = parts[0]!.offset;
         expect(base).toBeGreaterThan(0);
-        expect(parts.length).toBeLessThanOrEqual(2_001);
-        expect(parts.slice(1).map((p) => p.offset)).toEqual(parts.slice(1).map((_, i) => base + i));
+        // What the live log held is dense; a tail read from the final record (if the run ended first) holds events.
+        const offsets = parts.slice(1).map((p) => p.offset);
+        expect(offsets).toEqual([...new Set(offsets)].sort((a, b) => a - b));
+        expect(offsets[0]).toBe(base);
         expect(events(parts).at(-1)).toMatchObject({ type: 'finished', text: 'ticked' });
         // run.events() fills the truncated part from the events query: every seq, once.
         const all: RunEvent[] = [];
@@ -232,7 +252,10 @@ describe('run stream', () => {
       const rest = await collect(run.stream({ from: first.at(-1)!.offset + 1 }));
       const all = [...first, ...rest];
       expect(all.some((p) => p.type === 'truncated')).toBe(false);
-      expect(all.map((p) => p.offset)).toEqual(all.map((_, i) => i));
+      // Dense while the run ran; the end of a run that finished first comes from its record (events only).
+      const offsets = all.map((p) => p.offset);
+      expect(offsets).toEqual([...new Set(offsets)].sort((a, b) => a - b));
+      expect(offsets.slice(0, 5)).toEqual([0, 1, 2, 3, 4]);
       expect(events(all).map((e) => e.seq)).toEqual(events(all).map((_, i) => i + 1));
       expect(events(all).filter((e) => e.type === 'continued-as-new').length).toBeGreaterThanOrEqual(2);
       expect(events(all).at(-1)).toMatchObject({ type: 'finished', text: `notes: ${steps - 1}` });

@@ -1,0 +1,80 @@
+// What a client reads of a run's stream from Temporal alone, with no worker: whether the run has one (its first
+// execution's patch marker), and the end of a finished run's stream (its final record).
+import type { WorkflowClient } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { RUN_STREAM_PATCH, isFinalStreamRecord, type FinalRunRecord, type RunEvent } from '../../protocol/index.js';
+
+/** Events of the first execution read to find its first workflow task's patch markers. */
+const FIRST_TASK_EVENTS = 40;
+
+/**
+ * Whether the run has a stream, from its first execution's history: its first workflow task records the
+ * `run-stream` patch marker when it does. Undefined when the history cannot tell (the first execution is gone, or
+ * its first task is not complete yet): ask the run.
+ */
+export async function streamPatchInHistory(
+  client: WorkflowClient,
+  workflowId: string,
+  /** The run's first execution, when the caller knows it (a pinned run); else the workflow id's latest chain's. */
+  knownFirstRunId?: string,
+): Promise<boolean | undefined> {
+  try {
+    let firstRunId = knownFirstRunId;
+    if (!firstRunId) {
+      const described = await client.workflowService.describeWorkflowExecution({
+        namespace: client.options.namespace,
+        execution: { workflowId },
+      });
+      const info = described.workflowExecutionInfo;
+      firstRunId = info?.firstRunId || info?.execution?.runId || undefined;
+    }
+    if (!firstRunId) return undefined;
+    const page = await client.workflowService.getWorkflowExecutionHistory({
+      namespace: client.options.namespace,
+      execution: { workflowId, runId: firstRunId },
+      maximumPageSize: FIRST_TASK_EVENTS,
+    });
+    let completedTasks = 0;
+    for (const event of page.history?.events ?? []) {
+      if (event.workflowTaskCompletedEventAttributes && ++completedTasks === 2) return false;
+      const marker = event.markerRecordedEventAttributes;
+      if (marker?.markerName !== 'core_patch') continue;
+      const payload = marker.details?.['patch-data']?.payloads?.[0];
+      // Core writes the marker's data with the default converter, whatever the client's (no codec runs on it).
+      const data = payload ? defaultPayloadConverter.fromPayload<{ id?: unknown }>(payload) : undefined;
+      if (data?.id === RUN_STREAM_PATCH) return true;
+    }
+    // The first task's commands were all read and none was the marker; or the page ended inside them.
+    return completedTasks === 1 && (page.history?.events?.length ?? 0) < FIRST_TASK_EVENTS ? false : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One recorded event of a finished run with its stream offset, or the gap before the record's first known one. */
+export type RecordedStreamPart =
+  | { type: 'event'; offset: number; event: RunEvent }
+  | { type: 'truncated'; offset: number; missedFrom: number };
+
+/**
+ * The end of a finished run's stream from `from`, as its final record holds it: the events at or after `from`, in
+ * order. What else lay there (model deltas, tool progress) belongs to steps the events close. When the record may
+ * lack events from there (the oldest were dropped to bound it, or carried over from before the stream's carried
+ * log), a `truncated` part says which offsets were not read. Undefined when the record has no stream section.
+ */
+export function recordedStreamFrom(record: FinalRunRecord, from: number): RecordedStreamPart[] | undefined {
+  const stream = record.stream;
+  if (!isFinalStreamRecord(stream, record.events)) return undefined;
+  const parts: RecordedStreamPart[] = [];
+  const known = record.events.flatMap((event, i) => {
+    const offset = stream.eventOffsets[i]!;
+    return offset >= 0 ? [{ event, offset }] : [];
+  });
+  // Events the record lacks are older than every event it kept with an offset: only a reader from before the
+  // first of those may have missed some.
+  const incomplete = record.truncated > 0 || record.firstSeq > 1 || known.length < record.events.length;
+  const firstKnown = known[0]?.offset ?? stream.nextOffset;
+  if (incomplete && from < firstKnown) parts.push({ type: 'truncated', offset: firstKnown, missedFrom: from });
+  for (const entry of known) if (entry.offset >= from) parts.push({ type: 'event', ...entry });
+  return parts;
+}
