@@ -10,6 +10,7 @@ import {
   type RunEvent,
   type RunState,
 } from '../../src/protocol/index.js';
+import { recordedStreamFrom } from '../../src/client/history/stream-from-history.js';
 
 const state: RunState = {
   status: 'completed',
@@ -92,5 +93,50 @@ describe('finalRunRecord', () => {
     expect(isFinalRunRecord(null)).toBe(false);
     expect(isFinalRunRecord({ version: 2, firstSeq: 1, truncated: 0, events: [], state })).toBe(false);
     expect(isFinalRunRecord({ version: 1, firstSeq: 1, truncated: 0, events: 'x', state })).toBe(false);
+  });
+});
+
+describe('the stream section of the record, and reading a finished run from it', () => {
+  /** Events seq 1..n at stream offsets 0, 3, 6, ... (deltas and progress between them), next offset after. */
+  function streamed(n: number, chars = 10) {
+    const all = Array.from({ length: n }, (_, i) => ({ ...events('a', chars)[0]!, seq: i + 1 }));
+    return { all, stream: { nextOffset: 3 * n, eventOffsets: all.map((_, i) => 3 * i) } };
+  }
+
+  it('keeps each kept event’s offset, aligned, within the byte bound', () => {
+    const { all, stream } = streamed(500, 400);
+    const record = finalRunRecord(all, { ...state, lastEventSeq: 500 }, 64 * 1024, undefined, stream);
+    expect(record.truncated).toBeGreaterThan(0);
+    expect(jsonBytes(record)).toBeLessThanOrEqual(64 * 1024);
+    expect(record.stream!.eventOffsets).toEqual(record.events.map((e) => 3 * (e.seq - 1)));
+    expect(record.stream!.nextOffset).toBe(1_500);
+  });
+
+  it('gives the events at or after an offset, and says so when the record may lack some', () => {
+    const { all, stream } = streamed(10);
+    const complete = finalRunRecord(all, { ...state, lastEventSeq: 10 }, undefined, undefined, stream);
+    // Offsets 13, 14 are deltas or progress of the step event 6 (offset 15) closes: skipped, not missed.
+    expect(recordedStreamFrom(complete, 13)?.map((p) => p.offset)).toEqual([15, 18, 21, 24, 27]);
+    expect(recordedStreamFrom(complete, 0)?.[0]).toMatchObject({ type: 'event', offset: 0 });
+    expect(recordedStreamFrom(complete, 30)).toEqual([]);
+
+    // The oldest 4 dropped to fit: a reader from before the first kept event is told.
+    const cut = { ...complete, truncated: 4, events: complete.events.slice(4) };
+    cut.stream = { nextOffset: 30, eventOffsets: complete.stream!.eventOffsets.slice(4) };
+    expect(recordedStreamFrom(cut, 2)?.slice(0, 2)).toEqual([
+      { type: 'truncated', offset: 12, missedFrom: 2 },
+      { type: 'event', offset: 12, event: complete.events[4] },
+    ]);
+    expect(recordedStreamFrom(cut, 13)?.[0]).toMatchObject({ type: 'event', offset: 15 });
+
+    // Carried over continue-as-new from before the carried log: offset unknown (-1), treated as dropped.
+    const carried = {
+      ...complete,
+      stream: { nextOffset: 30, eventOffsets: [-1, -1, ...stream.eventOffsets.slice(2)] },
+    };
+    expect(recordedStreamFrom(carried, 0)?.[0]).toEqual({ type: 'truncated', offset: 6, missedFrom: 0 });
+    // A record of older code has no stream section; a malformed one is not trusted.
+    expect(recordedStreamFrom({ ...complete, stream: undefined }, 0)).toBeUndefined();
+    expect(recordedStreamFrom({ ...complete, stream: { nextOffset: 30, eventOffsets: [1] } }, 0)).toBeUndefined();
   });
 });
