@@ -14,6 +14,7 @@ import {
   MAX_DELTA_PARTS,
   MAX_DELTA_PUBLISH_BYTES,
   RUN_STREAM_TOPICS,
+  STREAM_BUSY_FAILURE,
   jsonBytes,
   previewOutput,
   type DeltaKind,
@@ -40,6 +41,13 @@ const KEEP_ITEMS = 1_000;
 export const CARRIED_ITEMS = 1_000;
 /** Entries one publish signal may carry: the newest are kept (progress is latest-wins; a reporter sends one at a time). */
 const MAX_ENTRIES_PER_PUBLISH = 64;
+/**
+ * Polls the run lets wait at once. Temporal admits 10 updates in flight per run (`maxInFlightUpdates`), and a parked
+ * poll holds one for as long as it waits: past this many, a poll is refused (`StreamBusy`) so that approvals,
+ * client-side results and MCP questions, which are updates too, always find room. Watchers in one process share one
+ * poll, so this is the number of processes that watch the run live at once; the others poll again shortly.
+ */
+export const MAX_POLLS_IN_FLIGHT = 5;
 /** Topics a poll may filter on (the run has two). */
 const MAX_POLL_TOPICS = 8;
 /** Events whose stream offset is kept (the final record holds fewer: it is bounded to 256 KiB). */
@@ -96,6 +104,8 @@ export class RunStream {
   private deltaBytes = 0;
   private dropped = 0;
   private draining = false;
+  /** Polls in flight (parked until an item comes): each holds one of the run's few in-flight updates. */
+  private polls = 0;
   /** The stream offset of each event the run published (and of the carried ones), by `seq`: for the final record. */
   private readonly eventOffsets = new Map<number, number>();
 
@@ -116,9 +126,18 @@ export class RunStream {
     // The stream's poll, with a validator that also refuses offsets the run has not reached: such a poll would park
     // until the run ends, holding one of the few updates Temporal lets a run have in flight.
     const poll = this.stream as unknown as { onPoll(input: PollInput): Promise<PollResult> };
-    setHandler(workflowStreamPollUpdate, (input) => poll.onPoll(input), {
-      validator: (input) => this.checkPoll(input),
-    });
+    setHandler(
+      workflowStreamPollUpdate,
+      async (input) => {
+        this.polls++;
+        try {
+          return await poll.onPoll(input);
+        } finally {
+          this.polls--;
+        }
+      },
+      { validator: (input) => this.checkPoll(input) },
+    );
     // A run with a stream takes progress only from its stream: the v0.3.0 signal carries no token to check.
     setHandler(toolProgressSignal, () => this.drop('progress signal'));
     setHandler(runStreamTailQuery, (from) => this.tail(from));
@@ -190,6 +209,15 @@ export class RunStream {
     if (this.draining) {
       // The stream's own refusal, by type: its client retries until the poll lands on the next execution.
       throw ApplicationFailure.create({ type: 'StreamDraining', message: 'The run is continuing as new; poll again.' });
+    }
+    if (this.polls >= MAX_POLLS_IN_FLIGHT) {
+      // A typed refusal the project's client waits out (src/client/run-stream.ts); nothing is recorded.
+      throw ApplicationFailure.create({
+        type: STREAM_BUSY_FAILURE,
+        message:
+          `${this.polls} watchers already wait on this run's stream, the most it lets wait at once (the rest of ` +
+          "Temporal's in-flight updates are kept for people's decisions). Poll again in a moment.",
+      });
     }
     const from = input?.from_offset;
     const topics = input?.topics;

@@ -19,7 +19,7 @@ const connection = await NativeConnection.connect({ address: server.address });
 const worker = await createAgentWorker({ agents: [writer('s', true), writer('p', false)], connection, namespace: server.namespace, taskQueue: 'q' });
 const client = new AgentClient({ client: new Client({ connection: await Connection.connect({ address: server.address }) }), taskQueue: 'q' });
 await worker.runUntil(async () => {
-  for (const a of ['p', 's', 'p', 's', 'p', 's']) {
+  for (const a of (process.env.ORDER ?? 'p,s,p,s,p,s').split(',')) {
     const cpu = process.cpuUsage();
     const t = performance.now();
     const run = await client.start(a, 'write');

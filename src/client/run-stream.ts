@@ -1,10 +1,11 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
-import { CancelledFailure, defaultPayloadConverter, type Payload } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure, defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import { decodePayloadWire } from '@temporalio/workflow-streams/workflow';
 import {
   RUN_STREAM_TOPICS,
+  STREAM_BUSY_FAILURE,
   TERMINAL_EVENT_TYPES,
   isRunEvent,
   type RunEvent,
@@ -123,6 +124,7 @@ class RunFeed {
 
   private async run(from: number): Promise<void> {
     let expected = from;
+    let busy = 0;
     try {
       for (;;) {
         // No `Client`, so the stream client does not follow continue-as-new itself: its subscription ends and this
@@ -136,9 +138,15 @@ class RunFeed {
             if (this.terminal || this.watchers === 0) return;
           }
         } catch (error) {
+          // Enough other processes wait on the run already (it keeps room for people's decisions): wait a moment.
+          if (isStreamBusy(error)) {
+            await delay(busyWait(++busy));
+            continue;
+          }
           // Cancelling the run cancels its parked polls too: the run is closing, its last items come below.
           if (!(error instanceof WorkflowUpdateFailedError && error.cause instanceof CancelledFailure)) throw error;
         }
+        busy = 0;
         const status = (await this.handle.describe()).status.name;
         if (status !== 'RUNNING') break;
         await delay(RESUBSCRIBE_DELAY_MS);
@@ -187,8 +195,6 @@ class RunFeed {
     }
   }
 
-
-
   /** Adds an item as a part (after a `truncated` part when items were skipped); returns the next expected offset. */
   private accept(topic: string, data: Payload, offset: number, expected: number): number {
     if (offset < expected) return expected;
@@ -207,6 +213,20 @@ class RunFeed {
     }
     return offset + 1;
   }
+}
+
+/** A poll the run refused because enough watchers wait on it already (workflows/run-stream.ts). */
+function isStreamBusy(error: unknown): boolean {
+  return (
+    error instanceof WorkflowUpdateFailedError &&
+    error.cause instanceof ApplicationFailure &&
+    error.cause.type === STREAM_BUSY_FAILURE
+  );
+}
+
+/** How long to wait before polling a busy run again: growing to 2 s, jittered so waiting watchers spread out. */
+function busyWait(attempt: number): number {
+  return Math.min(2_000, 100 * 2 ** Math.min(attempt, 5)) * (0.5 + Math.random() / 2);
 }
 
 const feeds = new WeakMap<object, Map<string, RunFeed>>();

@@ -13,6 +13,9 @@ export type { WorkflowStreamState } from '@temporalio/workflow-streams/workflow'
  */
 export const RUN_STREAM_PATCH = 'durable-agent.run-stream';
 
+/** The failure type of a poll the run refused because enough watchers already wait (poll again in a moment). */
+export const STREAM_BUSY_FAILURE = 'DurableAgent.StreamBusy';
+
 export const RUN_STREAM_TOPICS = {
   /** Every {@link RunEvent}, published by the workflow, in `seq` order. */
   events: 'events',

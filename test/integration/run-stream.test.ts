@@ -6,7 +6,9 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { Client } from '@temporalio/client';
 import { Agent } from '../../src/agent/agent.js';
+import { AgentClient } from '../../src/client/agent-client.js';
 import { RunWithoutStreamError, type RunStreamPart } from '../../src/client/run-stream.js';
 import type { AgentRunInput, RunEvent } from '../../src/protocol/index.js';
 import { toolProgressSignal } from '../../src/protocol/run-messages.js';
@@ -90,6 +92,41 @@ describe('run stream', () => {
       },
       { progressIntervalMs: 100 },
     );
+  });
+
+  it('keeps room for approvals when many processes watch a run: ten watchers park, a decision still lands', async () => {
+    const send = createTool({
+      name: 'send',
+      description: 'Sends.',
+      parameters: z.object({}),
+      needsApproval: true,
+      execute: async () => 'sent',
+    });
+    const model = new ScriptedLanguageModel([
+      { toolCalls: [{ toolName: 'send', input: {}, toolCallId: 's1' }] },
+      { text: 'sent it' },
+    ]);
+    const agent = new Agent({ name: 'sender', instructions: '', model, tools: [send] });
+    await withAgentWorker(env, [agent], async ({ start, taskQueue }) => {
+      const run = await start('sender', 'send');
+      await expect.poll(async () => (await run.state()).pendingApprovals.length, { timeout: 10_000 }).toBe(1);
+      // Ten processes watching (each its own client, so its own subscription): Temporal lets a run have 10 updates
+      // in flight, and a parked poll is one.
+      const watchers = Array.from({ length: 10 }, () =>
+        new AgentClient({ client: new Client({ connection: env.client.connection }), taskQueue }).getRun(run.id),
+      );
+      const watching = watchers.map((watcher) => collect(watcher.stream()));
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const decided = performance.now();
+      await run.approve('s1', { approver: 'ana' });
+      expect(performance.now() - decided).toBeLessThan(5_000);
+      expect((await run.result()).text).toBe('sent it');
+      // Every watcher, parked or told to wait its turn, reads the whole run.
+      for (const parts of await Promise.all(watching)) {
+        expect(events(parts).map((e) => e.seq)).toEqual(events(parts).map((_, i) => i + 1));
+        expect(events(parts).at(-1)).toMatchObject({ type: 'finished', text: 'sent it' });
+      }
+    });
   });
 
   it('drops progress and events published by anyone but the call’s own activity attempt', async () => {
