@@ -1,7 +1,7 @@
 // What `npm pack` ships, checked by maintained tools: publint (every file `exports`, `types` and `bin` name is in the
 // tarball, the conditions are in a working order) and Are The Types Wrong (each entry resolves with its types under
 // node16 ESM and bundlers). The full newcomer road from this tarball (init, install, the project's tests) is
-// test/integration/newcomer.test.ts: it takes minutes.
+// test/drills/newcomer.test.ts: it takes minutes.
 import { join } from 'node:path';
 import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
