@@ -129,6 +129,32 @@ describe('run stream', () => {
     });
   });
 
+  it('three processes watching from the run’s start each see the answer as it is written', async () => {
+    // Seen on Temporal CLI 1.9.1: a query sent while a run's first task ran, then stream polls, left all polls but
+    // one unaccepted until the run ended. Watchers no longer ask the run whether it has a stream (its history says).
+    const steps = [{ text: 'x'.repeat(60), stream: { chunkChars: 2, chunkDelayMs: 50 } }];
+    const model = new ScriptedLanguageModel({ steps, stepSelection: 'assistant-turns' });
+    const agent = new Agent({ name: 'writer', instructions: '', model, maxSteps: 2 });
+    await withAgentWorker(env, [agent], async ({ start, taskQueue }) => {
+      const run = await start('writer', 'write');
+      const watch = async () => {
+        const watcher = new AgentClient({ client: new Client({ connection: env.client.connection }), taskQueue });
+        const deltasAt: number[] = [];
+        for await (const part of watcher.getRun(run.id).stream()) {
+          if (part.type === 'deltas') deltasAt.push(Date.now());
+        }
+        return deltasAt;
+      };
+      const watched = await Promise.all([watch(), watch(), watch()]);
+      const ended = Date.now();
+      for (const deltasAt of watched) {
+        // The answer takes 1.5 s to write: each watcher had pieces of it well before the end, not all at once after.
+        expect(deltasAt.length).toBeGreaterThan(3);
+        expect(ended - deltasAt[0]!).toBeGreaterThan(800);
+      }
+    });
+  });
+
   it('drops progress and events published by anyone but the call’s own activity attempt', async () => {
     await withAgentWorker(
       env,

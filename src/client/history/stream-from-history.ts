@@ -1,6 +1,8 @@
 // What a client reads of a run's stream from Temporal alone, with no worker: whether the run has one (its first
 // execution's patch marker), and the end of a finished run's stream (its final record).
+import { setTimeout as delay } from 'node:timers/promises';
 import type { WorkflowClient } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { RUN_STREAM_PATCH, isFinalStreamRecord, type FinalRunRecord, type RunEvent } from '../../protocol/index.js';
 
@@ -29,26 +31,42 @@ export async function streamPatchInHistory(
       firstRunId = info?.firstRunId || info?.execution?.runId || undefined;
     }
     if (!firstRunId) return undefined;
-    const page = await client.workflowService.getWorkflowExecutionHistory({
-      namespace: client.options.namespace,
-      execution: { workflowId, runId: firstRunId },
-      maximumPageSize: FIRST_TASK_EVENTS,
-    });
-    let completedTasks = 0;
-    for (const event of page.history?.events ?? []) {
-      if (event.workflowTaskCompletedEventAttributes && ++completedTasks === 2) return false;
-      const marker = event.markerRecordedEventAttributes;
-      if (marker?.markerName !== 'core_patch') continue;
-      const payload = marker.details?.['patch-data']?.payloads?.[0];
-      // Core writes the marker's data with the default converter, whatever the client's (no codec runs on it).
-      const data = payload ? defaultPayloadConverter.fromPayload<{ id?: unknown }>(payload) : undefined;
-      if (data?.id === RUN_STREAM_PATCH) return true;
+    // A run just started may not have completed its first task yet: wait for it a little (watchers usually start
+    // right after the run), rather than ask the run while its first task is in flight.
+    for (let attempt = 0; attempt < FIRST_TASK_READS; attempt++) {
+      if (attempt > 0) await delay(FIRST_TASK_WAIT_MS);
+      const page = await client.workflowService.getWorkflowExecutionHistory({
+        namespace: client.options.namespace,
+        execution: { workflowId, runId: firstRunId },
+        maximumPageSize: FIRST_TASK_EVENTS,
+      });
+      const found = patchInFirstTask(page.history?.events ?? []);
+      if (found !== 'incomplete') return found;
     }
-    // The first task's commands were all read and none was the marker; or the page ended inside them.
-    return completedTasks === 1 && (page.history?.events?.length ?? 0) < FIRST_TASK_EVENTS ? false : undefined;
+    return undefined;
   } catch {
     return undefined;
   }
+}
+
+/** Reads of the first execution's history while its first task is not complete yet, and the pause between them. */
+const FIRST_TASK_READS = 20;
+const FIRST_TASK_WAIT_MS = 50;
+
+/** Whether the first task of these events (a history's first page) recorded the stream's patch marker. */
+function patchInFirstTask(events: temporal.api.history.v1.IHistoryEvent[]): boolean | 'incomplete' {
+  let completedTasks = 0;
+  for (const event of events) {
+    if (event.workflowTaskCompletedEventAttributes && ++completedTasks === 2) return false;
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName !== 'core_patch') continue;
+    const payload = marker.details?.['patch-data']?.payloads?.[0];
+    // Core writes the marker's data with the default converter, whatever the client's (no codec runs on it).
+    const data = payload ? defaultPayloadConverter.fromPayload<{ id?: unknown }>(payload) : undefined;
+    if (data?.id === RUN_STREAM_PATCH) return true;
+  }
+  // The first task's commands were all read and none was the marker; or the task is not complete yet.
+  return completedTasks === 1 && events.length < FIRST_TASK_EVENTS ? false : 'incomplete';
 }
 
 /** One recorded event of a finished run with its stream offset, or the gap before the record's first known one. */
