@@ -98,7 +98,7 @@ async function withPage<T>(fn: (page: Page, server: TestHttpServer, harness: Har
         /(?:^|;\s*)session=([^;]+)/.exec(request.headers.get('cookie') ?? '')?.[1] === SESSION
           ? { userId: 'alice' }
           : null,
-      startOptions: () => ({ workflow: { workflowExecutionTimeout: '2 minutes' } }),
+      conversationOptions: () => ({ workflow: { workflowExecutionTimeout: '2 minutes' } }),
       onError: (error) => console.error(error),
     });
     const server = await serveHandler(handler, (request) => {
@@ -129,6 +129,9 @@ async function countOf(page: Page, text: string): Promise<number> {
   const body = (await page.textContent('main')) ?? '';
   return body.split(text).length - 1;
 }
+
+/** The visibility query of the chat turns' runs (a chat's conversation workflow is not one). */
+const turnRuns = (harness: HarnessClient) => `TaskQueue = '${harness.taskQueue}' AND WorkflowType = 'agentRun'`;
 
 const chatUrl = (server: TestHttpServer) => `${server.url}/?chat=c${Math.random().toString(36).slice(2, 10)}`;
 
@@ -177,7 +180,7 @@ describe('useChat in a real browser', () => {
       await expect
         .poll(
           async () => {
-            for await (const run of harness.client.list(`TaskQueue = '${harness.taskQueue}'`)) return run.status;
+            for await (const run of harness.client.list(turnRuns(harness))) return run.status;
             return undefined;
           },
           { timeout: 20_000 },
