@@ -10,7 +10,7 @@ import type { ElicitationContent } from '../protocol/index.js';
 import { RefusalCode } from '../protocol/refusal-codes.js';
 import { AgUiEventMapper, parseInterruptId, type InterruptRef } from './ag-ui-events.js';
 import { marked, markSent, positionOf } from './ag-ui-thread.js';
-import { findChat, runningTurn, sendChatMessage, turnOf, type ChatTurn } from './chat-conversation.js';
+import { existingTurn, findChat, runningTurn, sendChatMessage, type ChatTurn } from './chat-conversation.js';
 import { CHAT_ID } from './chat-request.js';
 import { noRunningTurn, notFound, sameToken, type RequestContext } from './chat-turns.js';
 import type { AgentHandlerOptions } from './handler-options.js';
@@ -72,8 +72,9 @@ async function respond(
   if (position) {
     // The client has sent this message already: it rejoins the message's turn (running or ended) where it left.
     const chat = await findChat(options, context, threadId);
-    if (!chat) throw notFound(`No thread ${threadId} of yours.`);
-    return { turn: turnOf(chat, position.turn), from: position.offset };
+    const turn = chat && (await existingTurn(chat, position.turn));
+    if (!turn) throw notFound(`No turn ${position.turn} in thread ${threadId} of yours.`);
+    return { turn, from: position.offset };
   }
   const last = messages[messages.length - 1];
   const text = last?.role === 'user' ? textOf(last.content) : '';

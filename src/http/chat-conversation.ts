@@ -29,7 +29,7 @@ export interface FoundChat {
   description: WorkflowExecutionDescription;
 }
 
-/** How long a resume asks a worker which turn comes next when the chat is between turns. */
+/** How long the handler asks a worker which turns come next (a chat between turns, a reconnect to a queued turn). */
 const NEXT_TURN_QUERY_MS = 5_000;
 
 /** The handle of the chat's conversation (no call is made). */
@@ -95,9 +95,25 @@ export async function sendChatMessage(
   return chatTurn(chatId, await conversation.send(text));
 }
 
-/** Turn `turn` of a found chat. */
+/** Turn `turn` of a found chat (no call is made: a queued turn's methods wait for its run to start). */
 export function turnOf(chat: FoundChat, turn: number): ChatTurn {
   return chatTurn(chat.chatId, chat.conversation.turn(turn));
+}
+
+/**
+ * Turn `turn` of a found chat if its run has started or it waits in the queue; undefined otherwise (a turn number the
+ * chat never had is not waited for).
+ */
+export async function existingTurn(chat: FoundChat, turn: number): Promise<ChatTurn | undefined> {
+  const found = turnOf(chat, turn);
+  try {
+    await found.run.handle.describe();
+    return found;
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+  }
+  if (chat.description.status.name !== 'RUNNING') return undefined;
+  return (await comingTurns(chat)).includes(turn) ? found : undefined;
 }
 
 /**
@@ -116,12 +132,17 @@ export async function runningTurn(chat: FoundChat, options: { next?: boolean } =
   // Idle, a conversation waits for a message with nothing pending: no worker needs to be asked.
   const busy = (description.raw.pendingActivities?.length ?? 0) > 0 || description.raw.pendingWorkflowTask != null;
   if (!busy) return undefined;
+  const [next] = await comingTurns(chat);
+  return next !== undefined ? turnOf(chat, next) : undefined;
+}
+
+/** The running turn and the queued ones, in order, as the conversation (a worker) answers. */
+async function comingTurns(chat: FoundChat): Promise<number[]> {
   const state = await throughWorker(chat.handle, () => chat.handle.query(conversationStateQuery), {
     request: 'the conversation state query',
     timeoutMs: NEXT_TURN_QUERY_MS,
   });
-  const next = state.currentTurn?.turn ?? state.queued[0]?.turn;
-  return next !== undefined ? turnOf(chat, next) : undefined;
+  return [...(state.currentTurn ? [state.currentTurn.turn] : []), ...state.queued.map((queued) => queued.turn)];
 }
 
 function chatTurn(chatId: string, run: ConversationTurn): ChatTurn {

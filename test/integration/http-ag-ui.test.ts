@@ -134,6 +134,11 @@ describe('AG-UI on a durable run', () => {
           // Connecting again with that thread (nothing of the answer kept) rejoins the turn from its start and ends on
           // the same interrupts: the message is not sent a second time.
           const again = await eventsOf(await post(server, input(thread, 'run-2', { messages: sent })));
+          // A mark naming a turn the thread never had, or another user's thread: nothing to rejoin, nothing sent.
+          const forgedMark = [{ ...sent[0]!, metadata: { durableAgent: { turn: 99 } } }];
+          const unknownTurn = await post(server, input(thread, 'run-x', { messages: forgedMark as typeof sent }));
+          expect(unknownTurn.status).toBe(404);
+          expect((await post(server, input(thread, 'run-y', { messages: sent }), 'mallory')).status).toBe(404);
           expect(again.filter((e) => e.type === EventType.TEXT_MESSAGE_CONTENT)).toMatchObject([
             { delta: 'Working on it.' },
           ]);
