@@ -4,6 +4,7 @@
 // and decides approvals and answers questions through the run's own updates, which check them: nothing the page
 // sends back is trusted as history.
 import { createHash } from 'node:crypto';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { UIMessageChunk } from 'ai';
 import { z } from 'zod';
 import type { AgentRun } from '../client/agent-run.js';
@@ -226,7 +227,13 @@ async function stopTurn(context: RequestContext, options: AgentHandlerOptions, c
   const chat = await findChat(options, context, chatId);
   const turn = chat && (await runningTurn(chat));
   if (!turn) return new Response(null, { status: 204 });
-  await turn.run.cancel();
+  try {
+    await turn.run.cancel();
+  } catch (error) {
+    // The turn ended between finding it and cancelling it: nothing runs any more.
+    if (error instanceof WorkflowNotFoundError) return new Response(null, { status: 204 });
+    throw error;
+  }
   return Response.json({ stopped: true, turn: turn.turn }, { status: 202 });
 }
 
