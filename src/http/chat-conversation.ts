@@ -90,6 +90,8 @@ export async function sendChatMessage(
     ...extra,
     agent: options.agent,
     userId,
+    // Tools see the conversation's id as `conversationId` (it names the user); the page's chat id is in the context.
+    context: { ...extra.context, chatId },
     workflow: { ...extra.workflow, memo: { ...extra.workflow?.memo, webUser: userId, webChat: chatId } },
   });
   return chatTurn(chatId, await conversation.send(text));

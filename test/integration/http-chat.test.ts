@@ -228,6 +228,13 @@ describe('durable-agent/http: useChat over a durable run', () => {
         expect.stringMatching(new RegExp(`^chat-[0-9a-f]{24}-${id}/turn-1$`)),
         expect.stringMatching(new RegExp(`^chat-[0-9a-f]{24}-${id}/turn-2$`)),
       ]);
+      // A turn's run is the user's, and its tools find the page's chat id in their context.
+      const started = (await harness.client.temporal.workflow.getHandle(runs[0]!.workflowId).fetchHistory())
+        .events![0]!;
+      const runInput = defaultPayloadConverter.fromPayload<{ userId: string; context: Record<string, unknown> }>(
+        started.workflowExecutionStartedEventAttributes!.input!.payloads![0]!,
+      );
+      expect(runInput).toMatchObject({ userId: 'alice', context: { chatId: id, userId: 'alice' } });
     });
   });
 
