@@ -54,6 +54,12 @@ export const APPROVAL_RESPONSE_SCHEMA = {
 /** Turns the run's stream parts into AG-UI events for the AG-UI run `runId` of thread `threadId`. */
 export class AgUiEventMapper {
   ended = false;
+  /**
+   * The step this response opened and has not finished. A response that starts mid-step (after an interrupt, or on
+   * a reconnect) finishes only steps it started, and finishes its open step before the run does: AG-UI clients
+   * refuse a STEP_FINISHED without its STEP_STARTED and a RUN_FINISHED with a step still active.
+   */
+  private openStep: string | undefined;
 
   constructor(
     private readonly threadId: string,
@@ -71,10 +77,13 @@ export class AgUiEventMapper {
 
   private event(event: RunEvent): AGUIEvent[] {
     switch (event.type) {
-      case 'step-started':
-        return [{ type: EventType.STEP_STARTED, stepName: `step-${event.step}` }];
+      case 'step-started': {
+        const out = this.finishStep();
+        this.openStep = `step-${event.step}`;
+        return [...out, { type: EventType.STEP_STARTED, stepName: this.openStep }];
+      }
       case 'step-finished':
-        return [{ type: EventType.STEP_FINISHED, stepName: `step-${event.step}` }];
+        return this.openStep === `step-${event.step}` ? this.finishStep() : [];
       case 'text': {
         if (event.text === '') return [];
         const messageId = `${this.runId}-text-${event.step}`;
@@ -150,9 +159,16 @@ export class AgUiEventMapper {
     return this.finish({ type: 'success' });
   }
 
+  private finishStep(): AGUIEvent[] {
+    const step = this.openStep;
+    this.openStep = undefined;
+    return step === undefined ? [] : [{ type: EventType.STEP_FINISHED, stepName: step }];
+  }
+
   private finish(outcome: Extract<AGUIEvent, { type: EventType.RUN_FINISHED }>['outcome']): AGUIEvent[] {
     this.ended = true;
     return [
+      ...this.finishStep(),
       { type: EventType.RUN_FINISHED, threadId: this.threadId, runId: this.runId, ...(outcome ? { outcome } : {}) },
     ];
   }

@@ -1,15 +1,18 @@
-// `POST …/agui`: an AG-UI run (`RunAgentInput`) on the chat's durable turn. A user message starts the turn; a
-// request with `resume` answers the interrupts the last response ended with (approvals, MCP questions) through
-// the run's own updates and goes on reading; a request while the turn runs rejoins it from its start.
-import { EventType, type AGUIEvent, type ResumeEntry } from '@ag-ui/core';
+// `POST …/agui`: an AG-UI run (`RunAgentInput`) on the chat's durable conversation (`threadId` is the chat id). A
+// new user message becomes the chat's next turn; a request with `resume` answers the interrupts the last response
+// ended with (approvals, MCP questions) through the running turn's own updates and goes on reading; a request whose
+// last user message was sent already (a client that dropped and runs again) rejoins that turn where its copy ends.
+import { EventType, type AGUIEvent, type Message, type ResumeEntry } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import type { AgentRun } from '../client/agent-run.js';
-import { utf8Length } from '../protocol/bytes.js';
+import { jsonBytes, utf8Length } from '../protocol/bytes.js';
 import type { ElicitationContent } from '../protocol/index.js';
 import { RefusalCode } from '../protocol/refusal-codes.js';
 import { AgUiEventMapper, parseInterruptId, type InterruptRef } from './ag-ui-events.js';
+import { marked, markSent, positionOf } from './ag-ui-thread.js';
+import { existingTurn, findChat, runningTurn, sendChatMessage, type ChatTurn } from './chat-conversation.js';
 import { CHAT_ID } from './chat-request.js';
-import { findTurn, notFound, sameToken, startTurn, type RequestContext } from './chat-turns.js';
+import { noRunningTurn, notFound, sameToken, type RequestContext } from './chat-turns.js';
 import type { AgentHandlerOptions } from './handler-options.js';
 import { HttpRefusal } from './http-refusal.js';
 import { malformed, readJsonBody } from './read-body.js';
@@ -23,6 +26,15 @@ const FRAMING: SseFraming<AGUIEvent> = {
   headers: AG_UI_STREAM_HEADERS,
   broken: { type: EventType.RUN_ERROR, message: 'The stream of this run broke off; connect again to read on.' },
 };
+
+/** What one AG-UI response streams: a turn, from where, and the thread to echo when the turn is new. */
+interface AgUiResponse {
+  turn: ChatTurn;
+  /** The offset the client's copy of the turn ends at: written from here, read from the turn's start. */
+  from: number;
+  /** The thread with its new user message marked as sent (a MESSAGES_SNAPSHOT after RUN_STARTED). */
+  snapshot?: Message[];
+}
 
 export async function postAgUi(context: RequestContext, options: AgentHandlerOptions): Promise<Response> {
   const body = await readJsonBody(context.request, context.settings.maxBodyBytes);
@@ -38,16 +50,33 @@ export async function postAgUi(context: RequestContext, options: AgentHandlerOpt
   if (input.runId.length > 200) throw malformed('the runId is over 200 characters');
   const resume = input.resume ?? [];
   if (resume.length > MAX_RESUME) throw malformed(`more than ${MAX_RESUME} resume entries`);
-  const turn = await findTurn(options.client, context, input.threadId);
+  const response = await respond(context, options, input.threadId, input.messages, resume);
+  return stream(context, response, input.threadId, input.runId);
+}
+
+async function respond(
+  context: RequestContext,
+  options: AgentHandlerOptions,
+  threadId: string,
+  messages: Message[],
+  resume: ResumeEntry[],
+): Promise<AgUiResponse> {
   if (resume.length > 0) {
-    if (!turn) throw notFound(`No thread ${input.threadId} of yours is waiting for an answer.`);
-    if (!turn.running) throw new HttpRefusal(409, RefusalCode.RunEnded, 'This turn has ended: it waits for nothing.');
-    const from = await answerInterrupts(turn.run, resume, context);
-    return stream(context, turn.run, from, input.threadId, input.runId);
+    const chat = await findChat(options, context, threadId);
+    if (!chat) throw notFound(`No thread ${threadId} of yours is waiting for an answer.`);
+    const turn = await runningTurn(chat);
+    if (!turn) throw noRunningTurn('waits for nothing');
+    return { turn, from: await answerInterrupts(turn.run, resume, context) };
   }
-  // A client that connects again while the turn runs rejoins it from its start.
-  if (turn?.running) return stream(context, turn.run, 0, input.threadId, input.runId);
-  const last = input.messages[input.messages.length - 1];
+  const position = positionOf(messages);
+  if (position) {
+    // The client has sent this message already: it rejoins the message's turn (running or ended) where it left.
+    const chat = await findChat(options, context, threadId);
+    const turn = chat && (await existingTurn(chat, position.turn));
+    if (!turn) throw notFound(`No turn ${position.turn} in thread ${threadId} of yours.`);
+    return { turn, from: position.offset };
+  }
+  const last = messages[messages.length - 1];
   const text = last?.role === 'user' ? textOf(last.content) : '';
   if (text.trim() === '') {
     throw new HttpRefusal(400, RefusalCode.HttpUnsupported, "The last message must be the user's, with text.");
@@ -55,8 +84,9 @@ export async function postAgUi(context: RequestContext, options: AgentHandlerOpt
   if (utf8Length(text) > context.settings.maxMessageBytes) {
     throw new HttpRefusal(413, RefusalCode.InputTooLarge, 'The message is over maxMessageBytes: send a shorter one.');
   }
-  const run = await startTurn(options, context, input.threadId, text);
-  return stream(context, run, 0, input.threadId, input.runId);
+  // Queued behind a running turn, as useChat's follow-ups are.
+  const turn = await sendChatMessage(options, context, threadId, text);
+  return { turn, from: 0, snapshot: markSent(messages, turn.turn) };
 }
 
 function textOf(content: unknown): string {
@@ -96,7 +126,7 @@ async function answerInterrupts(run: AgentRun, resume: ResumeEntry[], context: R
         "A resume entry does not carry the token of the run's request: answer the interrupt the run raised.",
       );
     }
-    if (entry.payload !== undefined && utf8Length(JSON.stringify(entry.payload)) > context.settings.maxMessageBytes) {
+    if (entry.payload !== undefined && jsonBytes(entry.payload) > context.settings.maxMessageBytes) {
       throw new HttpRefusal(413, RefusalCode.InputTooLarge, 'A resume payload is over maxMessageBytes.');
     }
     answers.push({ ref, entry });
@@ -132,19 +162,25 @@ async function answerInterrupts(run: AgentRun, resume: ResumeEntry[], context: R
   return from;
 }
 
-function stream(context: RequestContext, run: AgentRun, from: number, threadId: string, runId: string): Response {
+function stream(context: RequestContext, response: AgUiResponse, threadId: string, runId: string): Response {
   const mapper = new AgUiEventMapper(threadId, runId);
+  const { turn, from, snapshot } = response;
+  const position = (offset: number) => ({ turn: turn.turn, offset });
   const protocol: TurnProtocol<AGUIEvent> = {
     pausesOnQuestions: true,
     get ended() {
       return mapper.ended;
     },
-    start: () => mapper.start(),
-    map: (part) => mapper.map(part),
+    start: () => [
+      ...mapper.start(),
+      ...(snapshot ? [{ type: EventType.MESSAGES_SNAPSHOT, messages: snapshot } as AGUIEvent] : []),
+    ],
+    map: (part, next) => mapper.map(part).map((event) => marked(event, position(next))),
     waiting: (next, state) => mapper.waiting(next, state),
     closed: () => mapper.closed(),
   };
-  return sseResponse((writer, signal) => writeTurn(run, from, protocol, writer, signal), FRAMING, {
+  // Read from the turn's start: what came before `from` tells what the run waits for, and is not written again.
+  return sseResponse((writer, signal) => writeTurn(turn.run, from, protocol, writer, signal, 0), FRAMING, {
     keepAliveMs: context.settings.keepAliveMs,
     signal: context.request.signal,
     onError: (error) => context.onError(error, context.request),

@@ -1,11 +1,12 @@
-// `createAgentHandler`: a standard fetch handler `(Request) => Promise<Response>` that serves durable runs to
-// web frontends speaking the AI SDK's UI message stream (`useChat`). Every route authenticates, finds the run of
-// this user's chat (never another user's), and decides approvals and answers questions through the run's own
-// updates, which check them: nothing the page sends back is trusted as history.
+// `createAgentHandler`: a standard fetch handler `(Request) => Promise<Response>` that serves durable chats to
+// web frontends speaking the AI SDK's UI message stream (`useChat`). A chat is a durable conversation, each message
+// a turn (a run). Every route authenticates, finds this user's chat (never another user's) and its running turn,
+// and decides approvals and answers questions through the run's own updates, which check them: nothing the page
+// sends back is trusted as history.
 import { createHash } from 'node:crypto';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { UIMessageChunk } from 'ai';
 import { z } from 'zod';
-import type { AgentClient } from '../client/agent-client.js';
 import type { AgentRun } from '../client/agent-run.js';
 import { NoWorkerError } from '../client/errors/no-worker-error.js';
 import { RunRequestRejectedError } from '../client/errors/run-request-rejected-error.js';
@@ -14,7 +15,8 @@ import { jsonBytes } from '../protocol/bytes.js';
 import { RefusalCode } from '../protocol/refusal-codes.js';
 import { CHAT_ID, parseChatRequest, type ApprovalResponse } from './chat-request.js';
 import { postAgUi } from './ag-ui-route.js';
-import { findTurn, notFound, sameToken, startTurn, type RequestContext, type Settings } from './chat-turns.js';
+import { findChat, runningTurn, sendChatMessage, type ChatTurn } from './chat-conversation.js';
+import { noRunningTurn, notFound, sameToken, type RequestContext, type Settings } from './chat-turns.js';
 import { DEFAULTS, type AgentHandlerOptions, type AuthenticatedUser } from './handler-options.js';
 import { HttpRefusal, refusalResponse } from './http-refusal.js';
 import { malformed, readJsonBody } from './read-body.js';
@@ -29,13 +31,14 @@ const elicitationAnswerSchema = z.strictObject({
 });
 
 /**
- * A fetch handler for chats on durable runs. Mount it under any path whose routes end in:
+ * A fetch handler for durable chats. Each chat is a conversation with `agent` (one workflow per user and chat id),
+ * each message a turn on the transcript so far. Mount it under any path whose routes end in:
  *
- * - `POST …/chat`: `useChat`'s body. A user message starts the chat's turn (a run) and answers its UI message stream;
- *   an approval response (`addToolApprovalResponse`) is checked against the run's pending request and decided
- *   through the run, and the stream goes on.
+ * - `POST …/chat`: `useChat`'s body. A user message becomes the chat's next turn (queued behind a running one) and
+ *   is answered with that turn's UI message stream; an approval response (`addToolApprovalResponse`) is checked
+ *   against the running turn's pending request and decided through its run, and the stream goes on.
  * - `GET …/chat/:chatId/stream`: the running turn from its start (`useChat({ resume: true })`), 204 when none.
- * - `POST …/chat/:chatId/stop`: cancels the running turn (closing the page only disconnects).
+ * - `POST …/chat/:chatId/stop`: cancels the running turn; the chat stays (closing the page only disconnects).
  * - `POST …/chat/:chatId/elicitations/:id`: answers an MCP server's question `{ action, content?, token }`.
  * - `POST …/agui`: an AG-UI run (`RunAgentInput`; `threadId` is the chat id) answered with AG-UI events; the run
  *   finishes with an interrupt per pending approval and question, answered by the next input's `resume`.
@@ -58,17 +61,17 @@ export function createAgentHandler(options: AgentHandlerOptions): (request: Requ
       }
       checkOrigin(request, url, options.allowedOrigins ?? []);
       const user = await authenticated(request, options.authenticate);
-      const turnId = (chatId: string) => `${prefix}${userKey(user.userId)}-${chatId}`;
-      const context = { request, user, turnId, settings, onError };
+      const conversationId = (chatId: string) => `${prefix}${userKey(user.userId)}-${chatId}`;
+      const context = { request, user, conversationId, settings, onError };
       switch (route.name) {
         case 'chat':
           return await postChat(context, options);
         case 'stream':
-          return await resumeStream(context, options.client, route.chatId);
+          return await resumeStream(context, options, route.chatId);
         case 'stop':
-          return await stopTurn(context, options.client, route.chatId);
+          return await stopTurn(context, options, route.chatId);
         case 'elicitation':
-          return await answerElicitation(context, options.client, route.chatId, route.questionId);
+          return await answerElicitation(context, options, route.chatId, route.questionId);
         case 'agui':
           return await postAgUi(context, options);
       }
@@ -146,18 +149,29 @@ function userKey(userId: string): string {
 async function postChat(context: RequestContext, options: AgentHandlerOptions): Promise<Response> {
   const body = await readJsonBody(context.request, context.settings.maxBodyBytes);
   const chat = parseChatRequest(body, context.settings);
-  const { client } = options;
   if (chat.kind === 'approvals') {
-    const turn = await findTurn(client, context, chat.chatId);
-    if (!turn) throw notFound(`No chat ${chat.chatId} of yours is waiting for an approval.`);
-    if (!turn.running) {
-      throw new HttpRefusal(409, RefusalCode.RunEnded, 'This turn has ended: it waits for no approval.');
-    }
+    const turn = await requireRunningTurn(context, options, chat.chatId, 'waits for no approval');
     await decideApprovals(turn.run, chat.approvals, context.user);
     return streamTurn(context, turn.run, chat.from, { type: 'start' });
   }
-  const run = await startTurn(options, context, chat.chatId, chat.text);
-  return streamTurn(context, run, 0, { type: 'start', messageId: `msg-${run.firstExecutionRunId}` });
+  // While a turn runs, the message waits behind it (the conversation's queue): the response starts at once and
+  // streams this message's own turn when it comes. Every message the page shows as sent is in the transcript.
+  const turn = await sendChatMessage(options, context, chat.chatId, chat.text);
+  return streamTurn(context, turn.run, 0, { type: 'start', messageId: turn.messageId });
+}
+
+/** The chat's running turn; refused when the chat is not this user's (404) or no turn of it runs (409). */
+async function requireRunningTurn(
+  context: RequestContext,
+  options: AgentHandlerOptions,
+  chatId: string,
+  what: string,
+): Promise<ChatTurn> {
+  const chat = await findChat(options, context, chatId);
+  if (!chat) throw notFound(`No chat ${chatId} of yours.`);
+  const turn = await runningTurn(chat);
+  if (!turn) throw noRunningTurn(what);
+  return turn;
 }
 
 /**
@@ -196,23 +210,36 @@ async function decideApprovals(run: AgentRun, approvals: ApprovalResponse[], use
   }
 }
 
-async function resumeStream(context: RequestContext, client: AgentClient, chatId: string): Promise<Response> {
-  const turn = await findTurn(client, context, chatId);
-  if (!turn?.running) return new Response(null, { status: 204 });
+async function resumeStream(context: RequestContext, options: AgentHandlerOptions, chatId: string): Promise<Response> {
+  const chat = await findChat(options, context, chatId);
+  // A chat between turns rejoins the turn that comes next: the page sees the answer to what it sent.
+  const turn = chat && (await runningTurn(chat, { next: true }));
+  if (!turn) return new Response(null, { status: 204 });
   // `useChat` replays a resumed stream from its start (DefaultChatTransport's resumeStreamIsReplay): the whole turn.
   return streamTurn(context, turn.run, 0, { type: 'start', messageId: turn.messageId });
 }
 
-async function stopTurn(context: RequestContext, client: AgentClient, chatId: string): Promise<Response> {
-  const turn = await findTurn(client, context, chatId);
-  if (!turn?.running) return new Response(null, { status: 204 });
-  await turn.run.cancel();
-  return Response.json({ stopped: true }, { status: 202 });
+/**
+ * Cancels the running turn's run (Temporal cancellation: its tools and model call see it). The conversation records
+ * the turn as cancelled and goes on with the next message, if one waits: the chat stays.
+ */
+async function stopTurn(context: RequestContext, options: AgentHandlerOptions, chatId: string): Promise<Response> {
+  const chat = await findChat(options, context, chatId);
+  const turn = chat && (await runningTurn(chat));
+  if (!turn) return new Response(null, { status: 204 });
+  try {
+    await turn.run.cancel();
+  } catch (error) {
+    // The turn ended between finding it and cancelling it: nothing runs any more.
+    if (error instanceof WorkflowNotFoundError) return new Response(null, { status: 204 });
+    throw error;
+  }
+  return Response.json({ stopped: true, turn: turn.turn }, { status: 202 });
 }
 
 async function answerElicitation(
   context: RequestContext,
-  client: AgentClient,
+  options: AgentHandlerOptions,
   chatId: string,
   questionId: string,
 ): Promise<Response> {
@@ -223,9 +250,7 @@ async function answerElicitation(
   if (answer.content !== undefined && jsonBytes(answer.content) > context.settings.maxMessageBytes) {
     throw new HttpRefusal(413, RefusalCode.InputTooLarge, 'The answer is over maxMessageBytes.');
   }
-  const turn = await findTurn(client, context, chatId);
-  if (!turn) throw notFound(`No chat ${chatId} of yours asks this question.`);
-  if (!turn.running) throw new HttpRefusal(409, RefusalCode.RunEnded, 'This turn has ended: it asks nothing.');
+  const turn = await requireRunningTurn(context, options, chatId, 'asks nothing');
   // The run checks the id, the token and the content against the question's schema before recording anything.
   const record = await turn.run.respondToElicitation(
     questionId,

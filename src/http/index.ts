@@ -6,3 +6,4 @@ export { toNodeListener } from './node-listener.js';
 export { UI_MESSAGE_STREAM_HEADERS } from './sse.js';
 export { approvalIdOf, UiMessageChunkMapper, type ElicitationData, type WebStreamPart } from './ui-message-chunks.js';
 export { RefusalCode } from '../protocol/refusal-codes.js';
+export type { ChatConversationOptions } from './handler-options.js';

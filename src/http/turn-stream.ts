@@ -1,7 +1,7 @@
 // Reads a turn's run stream for one response and writes it in a frontend protocol, ending after the run's
 // terminal event or once the run waits for the page.
 import type { AgentRun } from '../client/agent-run.js';
-import type { RunState } from '../protocol/index.js';
+import { TERMINAL_EVENT_TYPES, type RunState } from '../protocol/index.js';
 import type { EventWriter } from './sse.js';
 import type { WebStreamPart } from './ui-message-chunks.js';
 import { stateWaitsForPage, WaitTracker } from './wait-tracker.js';
@@ -25,13 +25,19 @@ export interface TurnProtocol<E> {
 const QUIET_MS = 250;
 const MAX_QUIET_MS = 5_000;
 
-/** Writes the run's stream from offset `from` through `protocol` until it ends, waits for the page, or `signal`. */
+/**
+ * Writes the run's stream from offset `from` through `protocol` until it ends, waits for the page, or `signal`.
+ * With `readFrom` (below `from`), the parts before `from` are read too but not written: they tell what the run waits
+ * for (an approval asked before `from`), so a response that goes on where the client's copy ends still ends when
+ * the run waits for the page. A terminal part among them is written, so the response ends as the run did.
+ */
 export async function writeTurn<E>(
   run: AgentRun,
   from: number,
   protocol: TurnProtocol<E>,
   writer: EventWriter<E>,
   signal: AbortSignal,
+  readFrom = from,
 ): Promise<void> {
   for (const event of protocol.start()) writer.write(event);
   const waits = new WaitTracker(protocol.pausesOnQuestions);
@@ -39,7 +45,9 @@ export async function writeTurn<E>(
   const reading = new AbortController();
   const stopReading = () => reading.abort();
   signal.addEventListener('abort', stopReading, { once: true });
-  const parts = (run.stream({ from, signal: reading.signal }) as AsyncIterable<WebStreamPart>)[Symbol.asyncIterator]();
+  const parts = (
+    run.stream({ from: Math.min(readFrom, from), signal: reading.signal }) as AsyncIterable<WebStreamPart>
+  )[Symbol.asyncIterator]();
   let next = from;
   let quietMs = QUIET_MS;
   let pending = parts.next();
@@ -59,8 +67,10 @@ export async function writeTurn<E>(
       const part = result.value;
       pending = parts.next();
       quietMs = QUIET_MS;
-      next = part.offset + 1;
       if (part.type === 'event') waits.see(part.event);
+      const written = part.offset >= from || (part.type === 'event' && TERMINAL_EVENT_TYPES.has(part.event.type));
+      if (!written) continue;
+      next = Math.max(next, part.offset + 1);
       for (const event of protocol.map(part, next)) writer.write(event);
       if (protocol.ended) return;
     }

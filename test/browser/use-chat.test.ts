@@ -1,9 +1,8 @@
 // A real `useChat` page (React + @ai-sdk/react, bundled at test time) in headless Chromium against
 // `createAgentHandler`, a worker with a scripted model and the real Temporal server: the answer appears, a tool
-// approval is clicked, a reload mid-turn resumes without repeating text, and Stop cancels the durable turn.
-import { fileURLToPath } from 'node:url';
+// approval is clicked, a reload mid-turn resumes without repeating text, Stop cancels the durable turn, and a second
+// message is the chat's second turn, answered from the first. (A worker SIGKILLed mid-answer: use-chat-crash.test.ts.)
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { build } from 'esbuild';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -13,24 +12,15 @@ import { ScriptedLanguageModel, type ScriptedRequest } from '../../src/models/sc
 import { createTool } from '../../src/tool/tool.js';
 import { launchBrowser, type TestBrowser } from '../support/browser.js';
 import { withAgentWorker, type HarnessClient } from '../support/agent-harness.js';
-import { serveHandler, type TestHttpServer } from '../support/http-chat.js';
+import { ask, bundleChatPage, messageTexts, newChatUrl, serveChatPage } from '../support/chat-page.js';
+import type { TestHttpServer } from '../support/http-chat.js';
 import { createTestEnv } from '../support/temporal.js';
 
 let env: TestWorkflowEnvironment;
 let browser: TestBrowser;
 let appJs: string;
 beforeAll(async () => {
-  const bundled = await build({
-    entryPoints: [fileURLToPath(new URL('./chat-page.ts', import.meta.url))],
-    bundle: true,
-    write: false,
-    format: 'esm',
-    platform: 'browser',
-    define: { 'process.env.NODE_ENV': '"production"' },
-    logLevel: 'warning',
-  });
-  appJs = bundled.outputFiles[0]!.text;
-  [env, browser] = await Promise.all([createTestEnv(), launchBrowser()]);
+  [appJs, env, browser] = await Promise.all([bundleChatPage(), createTestEnv(), launchBrowser()]);
 });
 afterAll(async () => {
   await browser?.close();
@@ -43,6 +33,15 @@ const deleted: string[] = [];
 /** The scripted model's answer for each chat, by what the user asked and how many steps the run took. */
 function reply(request: ScriptedRequest) {
   const steps = request.prompt.filter((m) => m.role === 'assistant').length;
+  if (/^my name is/i.test(request.lastUserText)) return { text: 'Nice to meet you.' };
+  if (/^what is my name/i.test(request.lastUserText)) {
+    // Answered from the transcript: the name is in an earlier turn's user message, or it is not known.
+    const earlier = request.prompt
+      .flatMap((m) => (m.role === 'user' ? m.content : []))
+      .map((p) => ('text' in p ? p.text : ''));
+    const name = earlier.map((text) => /^my name is (\w+)/i.exec(text)?.[1]).find(Boolean);
+    return { text: name ? `Your name is ${name}.` : 'I do not know your name.' };
+  }
   if (request.lastUserText.startsWith('delete')) {
     return steps === 0
       ? { text: 'I will delete a.txt.', toolCalls: [{ toolName: 'delete_file', input: { path: 'a.txt' } }] }
@@ -85,9 +84,6 @@ function webAgent(): Agent {
   return new Agent({ name: 'web', instructions: '', model, tools: [deleteFile, wait] });
 }
 
-const PAGE =
-  '<!doctype html><html><body><div id="root"></div><script type="module" src="/app.js"></script></body></html>';
-
 async function withPage<T>(fn: (page: Page, server: TestHttpServer, harness: HarnessClient) => Promise<T>): Promise<T> {
   return await withAgentWorker(env, [webAgent()], async (harness) => {
     const handler = createAgentHandler({
@@ -98,15 +94,10 @@ async function withPage<T>(fn: (page: Page, server: TestHttpServer, harness: Har
         /(?:^|;\s*)session=([^;]+)/.exec(request.headers.get('cookie') ?? '')?.[1] === SESSION
           ? { userId: 'alice' }
           : null,
-      startOptions: () => ({ workflow: { workflowExecutionTimeout: '2 minutes' } }),
+      conversationOptions: () => ({ workflow: { workflowExecutionTimeout: '2 minutes' } }),
       onError: (error) => console.error(error),
     });
-    const server = await serveHandler(handler, (request) => {
-      const path = new URL(request.url).pathname;
-      if (path === '/') return new Response(PAGE, { headers: { 'content-type': 'text/html' } });
-      if (path === '/app.js') return new Response(appJs, { headers: { 'content-type': 'text/javascript' } });
-      return undefined;
-    });
+    const server = await serveChatPage(handler, appJs);
     await browser.context.addCookies([{ name: 'session', value: SESSION, url: server.url }]);
     const page = await browser.context.newPage();
     page.on('pageerror', (error) => console.error('page error:', error));
@@ -119,18 +110,16 @@ async function withPage<T>(fn: (page: Page, server: TestHttpServer, harness: Har
   });
 }
 
-async function ask(page: Page, text: string): Promise<void> {
-  await page.fill('#input', text);
-  await page.click('#send');
-}
-
 /** How many times `text` appears on the page. */
 async function countOf(page: Page, text: string): Promise<number> {
   const body = (await page.textContent('main')) ?? '';
   return body.split(text).length - 1;
 }
 
-const chatUrl = (server: TestHttpServer) => `${server.url}/?chat=c${Math.random().toString(36).slice(2, 10)}`;
+/** The visibility query of the chat turns' runs (a chat's conversation workflow is not one). */
+const turnRuns = (harness: HarnessClient) => `TaskQueue = '${harness.taskQueue}' AND WorkflowType = 'agentRun'`;
+
+const chatUrl = newChatUrl;
 
 describe('useChat in a real browser', () => {
   it('shows the answer, and a clicked approval continues the same run', async () => {
@@ -177,13 +166,31 @@ describe('useChat in a real browser', () => {
       await expect
         .poll(
           async () => {
-            for await (const run of harness.client.list(`TaskQueue = '${harness.taskQueue}'`)) return run.status;
+            for await (const run of harness.client.list(turnRuns(harness))) return run.status;
             return undefined;
           },
           { timeout: 20_000 },
         )
         .toBe('CANCELLED');
       expect(await countOf(page, 'never said')).toBe(0);
+    });
+  });
+
+  it("a second message is the chat's second turn, answered from the first", async () => {
+    await withPage(async (page, server, harness) => {
+      await page.goto(chatUrl(server));
+      await ask(page, 'My name is Ada.');
+      await page.waitForSelector('text=Nice to meet you.');
+      await page.waitForSelector('#status:text("ready")');
+      await ask(page, 'What is my name?');
+      await page.waitForSelector('text=Your name is Ada.');
+      await page.waitForSelector('#status:text("ready")');
+      expect(await messageTexts(page, 'user')).toEqual(['My name is Ada.', 'What is my name?']);
+      expect(await messageTexts(page, 'assistant')).toEqual(['Nice to meet you.', 'Your name is Ada.']);
+      // One conversation, two turns: two runs of the agent.
+      const runs: string[] = [];
+      for await (const run of harness.client.list(turnRuns(harness))) runs.push(run.workflowId.replace(/^.*\//, ''));
+      expect(runs.sort()).toEqual(['turn-1', 'turn-2']);
     });
   });
 });

@@ -103,7 +103,7 @@ describe('AG-UI on a durable run', () => {
             const user = /^Bearer (alice|mallory)$/.exec(request.headers.get('authorization') ?? '')?.[1];
             return user ? { userId: user } : null;
           },
-          startOptions: () => ({ workflow: { workflowExecutionTimeout: '2 minutes' } }),
+          conversationOptions: () => ({ workflow: { workflowExecutionTimeout: '2 minutes' } }),
           onError: () => undefined,
         });
         const server = await serveHandler(handler);
@@ -127,8 +127,21 @@ describe('AG-UI on a durable run', () => {
             responseSchema: { properties: { ok: { type: 'boolean' } } },
           });
 
-          // Connecting again rejoins the turn from its start and ends on the same interrupts.
-          const again = await eventsOf(await post(server, input(thread, 'run-2')));
+          // The user message became turn 1: the response echoes the thread with it marked, as a client keeps it.
+          const snapshot = first.find((e) => e.type === EventType.MESSAGES_SNAPSHOT);
+          const sent = snapshot?.type === EventType.MESSAGES_SNAPSHOT ? snapshot.messages : [];
+          expect(sent).toEqual([{ ...input(thread, 'x').messages[0], metadata: { durableAgent: { turn: 1 } } }]);
+          // Connecting again with that thread (nothing of the answer kept) rejoins the turn from its start and ends on
+          // the same interrupts: the message is not sent a second time.
+          const again = await eventsOf(await post(server, input(thread, 'run-2', { messages: sent })));
+          // A mark naming a turn the thread never had, or another user's thread: nothing to rejoin, nothing sent.
+          const forgedMark = [{ ...sent[0]!, metadata: { durableAgent: { turn: 99 } } }];
+          const unknownTurn = await post(server, input(thread, 'run-x', { messages: forgedMark as typeof sent }));
+          expect(unknownTurn.status).toBe(404);
+          expect((await post(server, input(thread, 'run-y', { messages: sent }), 'mallory')).status).toBe(404);
+          expect(again.filter((e) => e.type === EventType.TEXT_MESSAGE_CONTENT)).toMatchObject([
+            { delta: 'Working on it.' },
+          ]);
           expect((finishedOf(again).outcome as { interrupts: Interrupt[] }).interrupts.map((i) => i.id).sort()).toEqual(
             outcome.interrupts.map((i) => i.id).sort(),
           );

@@ -1,6 +1,7 @@
 // `durable-agent/http` over real HTTP against the real Temporal server and a worker with scripted models: the
 // UI message stream `useChat` reads (every chunk validated by `ai`'s own schema, messages built by its own
-// `readUIMessageStream`), approvals bound on the server, resume, stop, keep-alives, and hostile requests.
+// `readUIMessageStream`), chats as durable conversations (a later turn's prompt holds the earlier ones, a follow-up
+// waits behind the running turn), approvals bound on the server, resume, stop, keep-alives, and hostile requests.
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { UIMessage, UIMessageChunk } from 'ai';
@@ -8,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
 import { createAgentHandler, type AgentHandlerOptions } from '../../src/http/index.js';
-import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
+import { ScriptedLanguageModel, type ScriptedRequest } from '../../src/models/scripted-model.js';
 import { createTool } from '../../src/tool/tool.js';
 import { MCPConfiguration } from '../../src/mcp/configuration.js';
 import { stdioAsking, stopAll } from '../fixtures/mcp/servers.js';
@@ -75,7 +76,7 @@ async function withChat<T>(
       client: harness.client,
       agent: agent.name,
       authenticate,
-      startOptions: () => ({ workflow: { workflowExecutionTimeout: '2 minutes' } }),
+      conversationOptions: () => ({ workflow: { workflowExecutionTimeout: '2 minutes' } }),
       onError: () => undefined,
       ...options,
     });
@@ -125,11 +126,11 @@ async function errorOf(response: Response): Promise<{ status: number; code: stri
   return { status: response.status, code: (JSON.parse(text) as { error: { code: string } }).error.code, text };
 }
 
-/** The chat turns' runs on the harness's task queue. */
+/** The chat turns' runs on the harness's task queue (each chat's conversation workflow is not one). */
 async function chatRuns(harness: HarnessClient) {
   const runs = [];
-  for await (const run of harness.client.list(`WorkflowId STARTS_WITH 'chat-' AND TaskQueue = '${harness.taskQueue}'`))
-    runs.push(run);
+  const query = `WorkflowId STARTS_WITH 'chat-' AND WorkflowType = 'agentRun' AND TaskQueue = '${harness.taskQueue}'`;
+  for await (const run of harness.client.list(query)) runs.push(run);
   return runs;
 }
 
@@ -184,6 +185,83 @@ describe('durable-agent/http: useChat over a durable run', () => {
       expect(resumed.status).toBe(204);
       const replayed = await postChat(server, id, [userMessage('delete a.txt'), answered(message, true)]);
       expect(await errorOf(replayed)).toMatchObject({ status: 409, code: 'Run.Ended' });
+    });
+  });
+
+  it('a chat is a conversation: turn 2 refers back to turn 1, and its model prompt holds turn 1', async () => {
+    // The scripted model answers from its prompt: a question about the name finds it in an earlier user message.
+    const rememberer = new ScriptedLanguageModel(
+      Array.from({ length: 2 }, () => (request: ScriptedRequest) => {
+        const earlier = request.prompt
+          .filter((m) => m.role === 'user')
+          .map((m) => m.content.map((p) => (p.type === 'text' ? p.text : '')).join(''))
+          .slice(0, -1)
+          .join(' ');
+        const name = /my name is (\w+)/i.exec(earlier)?.[1];
+        if (/what is my name/i.test(request.lastUserText)) return { text: name ? `Your name is ${name}.` : 'No idea.' };
+        return { text: 'Nice to meet you.' };
+      }),
+    );
+    await withChat(rememberer, async ({ server, harness }) => {
+      const id = chatId();
+      const first = await chunksOf(await postChat(server, id, [userMessage('My name is Ada.', 'u1')]));
+      const answer1 = await messageOf(first);
+      expect(textOf(answer1)).toBe('Nice to meet you.');
+      expect(first[0]).toEqual({ type: 'start', messageId: `msg-${id}-turn-1` });
+      // The page sends its whole history; only the last message counts, the transcript is the server's.
+      const history = [userMessage('My name is Ada.', 'u1'), answer1, userMessage('What is my name?', 'u2')];
+      const second = await chunksOf(await postChat(server, id, history));
+      expect(second[0]).toEqual({ type: 'start', messageId: `msg-${id}-turn-2` });
+      expect(textOf(await messageOf(second))).toBe('Your name is Ada.');
+      const prompt = rememberer.requests[1]!.prompt.map((m) => [
+        m.role,
+        typeof m.content === 'string' ? m.content : m.content.map((p) => ('text' in p ? p.text : p.type)).join(''),
+      ]);
+      expect(prompt).toEqual([
+        ['user', 'My name is Ada.'],
+        ['assistant', 'Nice to meet you.'],
+        ['user', 'What is my name?'],
+      ]);
+      // One conversation workflow for the chat, one run per turn, under the user's key.
+      const runs = await chatRuns(harness);
+      expect(runs.map((r) => r.workflowId).sort()).toEqual([
+        expect.stringMatching(new RegExp(`^chat-[0-9a-f]{24}-${id}/turn-1$`)),
+        expect.stringMatching(new RegExp(`^chat-[0-9a-f]{24}-${id}/turn-2$`)),
+      ]);
+      // A turn's run is the user's, and its tools find the page's chat id in their context.
+      const started = (await harness.client.temporal.workflow.getHandle(runs[0]!.workflowId).fetchHistory())
+        .events![0]!;
+      const runInput = defaultPayloadConverter.fromPayload<{ userId: string; context: Record<string, unknown> }>(
+        started.workflowExecutionStartedEventAttributes!.input!.payloads![0]!,
+      );
+      expect(runInput).toMatchObject({ userId: 'alice', context: { chatId: id, userId: 'alice' } });
+    });
+  });
+
+  it('a follow-up POSTed while a turn runs waits behind it and streams its own answer next', async () => {
+    const model = new ScriptedLanguageModel({
+      stepSelection: 'assistant-turns',
+      steps: [
+        { text: 'First answer, slowly.', delayMs: 2_000 },
+        (request: ScriptedRequest) => ({ text: `Second answer, after ${request.prompt.length - 1} messages.` }),
+      ],
+    });
+    await withChat(model, async ({ server }) => {
+      const id = chatId();
+      const firstResponse = await postChat(server, id, [userMessage('one', 'u1')]);
+      await expect.poll(() => model.callCount).toBe(1);
+      // The page sends while the first answer is being written (useChat without its client-side queue does).
+      const sentAt = Date.now();
+      const secondResponse = await postChat(server, id, [userMessage('one', 'u1'), userMessage('two', 'u2')]);
+      expect(secondResponse.status).toBe(200);
+      const [first, second] = await Promise.all([chunksOf(firstResponse), chunksOf(secondResponse)]);
+      expect(textOf(await messageOf(first))).toBe('First answer, slowly.');
+      expect(second[0]).toEqual({ type: 'start', messageId: `msg-${id}-turn-2` });
+      // Turn 2 ran after turn 1 ended, on its transcript: one, its answer, two.
+      expect(textOf(await messageOf(second))).toBe('Second answer, after 2 messages.');
+      expect(model.requests[1]!.prompt.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+      expect(Date.now() - sentAt).toBeGreaterThan(1_000);
+      expect(second.at(-1)).toMatchObject({ type: 'finish', finishReason: 'stop' });
     });
   });
 
@@ -265,11 +343,7 @@ describe('durable-agent/http: useChat over a durable run', () => {
       expect(first.status).toBe(200);
       leaving.abort();
 
-      // A new message while the turn runs is refused; resuming replays the turn so far.
-      expect(await errorOf(await postChat(server, id, [userMessage('again')]))).toMatchObject({
-        status: 409,
-        code: 'Http.TurnInProgress',
-      });
+      // Resuming replays the turn so far.
       const resumed = await fetch(`${server.url}/api/chat/${id}/stream`, { headers: as('alice') });
       expect(resumed.status).toBe(200);
       const secondStep = (chunks: UIMessageChunk[]) => chunks.filter((c) => c.type === 'start-step').length === 2;
@@ -289,6 +363,8 @@ describe('durable-agent/http: useChat over a durable run', () => {
       const watching = fetch(`${server.url}/api/chat/${id}/stream`, { headers: as('alice') });
       const stop = await fetch(`${server.url}/api/chat/${id}/stop`, { method: 'POST', headers: as('alice') });
       expect(stop.status).toBe(202);
+      expect(await stop.json()).toEqual({ stopped: true, turn: 1 });
+      await expect.poll(async () => (await chatRuns(harness)).length).toBe(1);
       const [workflow] = await chatRuns(harness);
       const run = harness.client.getRun(workflow!.workflowId);
       await expect(run.result()).rejects.toThrow();

@@ -1,0 +1,72 @@
+// Where an AG-UI client's copy of a thread ends. AG-UI clients send the whole thread with every run, and a client
+// that dropped mid-run and runs again sends the same last user message: the handler must rejoin that message's
+// turn, not queue it a second time. So the handler marks what it sends: the user message that became a turn gets
+// `metadata.durableAgent = { turn }` (echoed in a MESSAGES_SNAPSHOT), and every message event carries
+// `{ turn, offset }`, which `@ag-ui/client` folds into the messages it sends back. The marks only say which of this
+// user's turns to show and from where: a forged one shows this user their own chat, and decides nothing.
+import { EventType, type AGUIEvent, type Message } from '@ag-ui/core';
+
+/** The key of the handler's marks in AG-UI metadata. */
+const KEY = 'durableAgent';
+
+/** Events that build a message (or a tool call in one): `@ag-ui/client` merges their metadata into it. */
+const MESSAGE_EVENTS: ReadonlySet<EventType> = new Set([
+  EventType.TEXT_MESSAGE_START,
+  EventType.TEXT_MESSAGE_CONTENT,
+  EventType.TEXT_MESSAGE_END,
+  EventType.TOOL_CALL_START,
+  EventType.TOOL_CALL_ARGS,
+  EventType.TOOL_CALL_END,
+  EventType.TOOL_CALL_RESULT,
+]);
+
+/** Where a client's copy of a thread ends: the turn its last user message became, and the offset its copy reached. */
+export interface ThreadPosition {
+  turn: number;
+  offset: number;
+}
+
+/** `event` marked with the turn and the offset after the part it comes from, when it builds a message. */
+export function marked(event: AGUIEvent, position: ThreadPosition): AGUIEvent {
+  if (!MESSAGE_EVENTS.has(event.type)) return event;
+  return { ...event, metadata: { ...event.metadata, [KEY]: { turn: position.turn, offset: position.offset } } };
+}
+
+/** The thread's messages with the last user message marked as turn `turn` (for a MESSAGES_SNAPSHOT). */
+export function markSent(messages: Message[], turn: number): Message[] {
+  const at = messages.findLastIndex((message) => message.role === 'user');
+  return messages.map((message, index) =>
+    index === at ? ({ ...message, metadata: { ...message.metadata, [KEY]: { turn } } } as Message) : message,
+  );
+}
+
+/**
+ * Where the client's copy ends, when its last user message was already sent as a turn: that turn, and the largest
+ * offset the messages after it carry for it (0 when none). Undefined when the last user message is new.
+ */
+export function positionOf(messages: Message[]): ThreadPosition | undefined {
+  const at = messages.findLastIndex((message) => message.role === 'user');
+  if (at === -1) return undefined;
+  const turn = markOf(messages[at])?.turn;
+  if (typeof turn !== 'number' || !Number.isSafeInteger(turn) || turn < 1) return undefined;
+  let offset = 0;
+  for (const message of messages.slice(at + 1)) {
+    const marks = [markOf(message), ...toolCallsOf(message).map(markOf)];
+    for (const mark of marks) {
+      const at = mark?.offset;
+      if (mark?.turn === turn && typeof at === 'number' && Number.isSafeInteger(at) && at > offset) offset = at;
+    }
+  }
+  return { turn, offset };
+}
+
+function markOf(holder: unknown): { turn?: unknown; offset?: unknown } | undefined {
+  const metadata = (holder as { metadata?: unknown } | undefined)?.metadata;
+  const mark = metadata && typeof metadata === 'object' ? (metadata as Record<string, unknown>)[KEY] : undefined;
+  return mark && typeof mark === 'object' ? (mark as { turn?: unknown; offset?: unknown }) : undefined;
+}
+
+function toolCallsOf(message: Message): unknown[] {
+  const calls = (message as { toolCalls?: unknown }).toolCalls;
+  return Array.isArray(calls) ? calls : [];
+}
