@@ -359,7 +359,10 @@ export class ConversationTurn extends AgentRun {
         );
       }
       signal?.throwIfAborted();
-      await delay(Math.min(50 * 2 ** attempt, 500), undefined, signal ? { signal } : {});
+      // Quick while the turn ahead is likely to end soon; then every 5 s (it may wait hours for a person), so an
+      // open page behind it costs Temporal one describe call per 5 s.
+      const wait = attempt < 40 ? Math.min(50 * 2 ** attempt, 500) : 5_000;
+      await delay(wait, undefined, signal ? { signal } : {});
     }
   }
 
