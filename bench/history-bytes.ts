@@ -11,13 +11,15 @@ export interface HistoryStats {
   payloadBytes: number;
   /** Payload bytes by event attribute kind, e.g. `activityTaskScheduled`. */
   payloadBytesByKind: Record<string, number>;
+  /** Events by attribute kind, e.g. `workflowExecutionSignaled` (the Temporal actions a run cost). */
+  eventsByKind: Record<string, number>;
 }
 
 type History = Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>;
 
 /** Walks a workflow's history (all executions, newest first back to the first) and sums payload bytes. */
 export async function historyStats(client: Client, workflowId: string): Promise<HistoryStats> {
-  const stats: HistoryStats = { executions: 0, events: 0, payloadBytes: 0, payloadBytesByKind: {} };
+  const stats: HistoryStats = { executions: 0, events: 0, payloadBytes: 0, payloadBytesByKind: {}, eventsByKind: {} };
   let runId: string | undefined;
   for (;;) {
     const history: History = await client.workflow.getHandle(workflowId, runId).fetchHistory();
@@ -26,9 +28,10 @@ export async function historyStats(client: Client, workflowId: string): Promise<
       stats.events++;
       for (const [field, attributes] of Object.entries(event)) {
         if (!field.endsWith('EventAttributes') || attributes == null) continue;
+        const kind = field.slice(0, -'EventAttributes'.length);
+        stats.eventsByKind[kind] = (stats.eventsByKind[kind] ?? 0) + 1;
         const bytes = payloadBytes(attributes);
         if (bytes === 0) continue;
-        const kind = field.slice(0, -'EventAttributes'.length);
         stats.payloadBytesByKind[kind] = (stats.payloadBytesByKind[kind] ?? 0) + bytes;
         stats.payloadBytes += bytes;
       }

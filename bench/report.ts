@@ -201,7 +201,7 @@ export function temporalCliVersion(): string {
 }
 
 /** Writes the report as JSON formatted the way the repository's Prettier config wants it. */
-export async function writeJson(path: string, report: BenchReport): Promise<void> {
+export async function writeJson(path: string, report: object): Promise<void> {
   const options = (await resolveConfig(path)) ?? {};
   writeFileSync(path, await format(JSON.stringify(report), { ...options, parser: 'json' }));
 }
@@ -656,7 +656,8 @@ function runsOf(report: BenchReport): string {
   return [...new Set(report.perStep.map((row) => row.runs))].join('/');
 }
 
-function formatVersions(value: unknown): string {
+/** `name version, …` of a versions object, for report headers. */
+export function formatVersions(value: unknown): string {
   if (!value || typeof value !== 'object') return 'unknown';
   return Object.entries(value)
     .map(([name, version]) => `${name} ${String(version)}`)
@@ -678,7 +679,7 @@ function ratio(a: number | undefined, b: number | undefined): string {
 }
 
 /** A markdown table with padded columns (readable as plain text too). */
-function table(header: string[], rows: unknown[][]): string {
+export function table(header: string[], rows: unknown[][]): string {
   const cells = [header, ...rows.map((row) => row.map((cell) => String(cell)))];
   const widths = header.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)));
   const render = (row: string[]) => `| ${row.map((cell, column) => cell.padEnd(widths[column]!)).join(' | ')} |`;

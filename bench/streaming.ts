@@ -1,223 +1,221 @@
-// `npm run bench:streaming`: what live model deltas deliver and cost, on one dev server this script starts.
-// (1) Delivery: runs whose model writes timed tokens, each token stamped with the wall-clock time the model emitted
-//     it (the worker runs in this process, so watcher and model share one clock); watchers (each on its own
-//     Temporal client, so each is its own subscription) read the run's stream and note when each token arrives.
-//     First token and later tokens, p50 and p95, for 1, 10 and 50 runs at once with 1 and 3 watchers each.
-// (2) Cost: one step of 500 tokens over 10 s, streamed and not (`streaming: false`), no watcher: history events,
-//     payload bytes, signals, updates and workflow tasks per step, and this process's CPU per step.
-// Medians and p95 over every token of every run. Writes bench/results/streaming.{json,md}.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// `npm run bench:streaming`: what live model deltas deliver and cost, on one dev server this script starts, with
+// durable-agent and Temporal's @temporalio/ai-sdk side by side, each worker in a child process of its own
+// (bench/streaming/worker.ts, bench/temporal-ai-sdk/worker.mjs). This process only starts runs and watches them.
+// Sections (bench/README.md says what each row measures):
+//   1. durable-agent against @temporalio/ai-sdk's streaming: delivery latency, history and worker CPU per step.
+//   2. The batch interval: later-token latency and cost per streamed step at 50, 100, 250 and 500 ms.
+//   3. Watchers: 1, 10 and 50 runs with 1 and 3 watchers (one shared subscription, or separate ones).
+//   4. Cost: one step of 500 tokens over 10 s, streamed and not, no watcher.
+// Writes bench/results/streaming.{json,md}.
+//   npm run bench:streaming                 everything (about 10 minutes on 2 cores)
+//   npm run bench:streaming -- --quick      a short smoke run (BENCH_QUICK=1 too)
+//   npm run bench:streaming -- --only=sweep,cost   some sections (headToHead, sweep, watchers, cost)
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import type {
-  LanguageModelV4CallOptions,
-  LanguageModelV4StreamPart,
-  LanguageModelV4StreamResult,
-} from '@ai-sdk/provider';
-import { Agent } from '../src/agent/agent.js';
-import { AgentClient } from '../src/client/agent-client.js';
-import { ScriptedLanguageModel } from '../src/models/scripted-model.js';
 import { DEFAULT_DELTA_INTERVAL_MS } from '../src/protocol/run-stream.js';
-import { createAgentWorker } from '../src/worker/create-agent-worker.js';
-import { DEV_SERVER_DYNAMIC_CONFIG, startDevServer } from '../src/worker/dev-server.js';
-import { median, quantile, round } from './stats.js';
+import { startDevServer } from '../src/worker/dev-server.js';
+import { startChildWorker, type ChildWorker } from './child-worker.js';
+import { machineInfo, temporalCliVersion, writeJson } from './report.js';
+import { round } from './stats.js';
+import { measureCost } from './streaming/cost.js';
+import { measureHeadToHead } from './streaming/head-to-head.js';
+import { renderStreamingMarkdown, type StreamingReport } from './streaming/report.js';
+import { durableAgentRuntime, temporalAiSdkRuntime, type StreamingRuntime } from './streaming/runtimes.js';
+import { measureSweep } from './streaming/sweep.js';
+import { measureWatchers } from './streaming/watchers.js';
+import { STAMP_BYTES, type WriterSpec } from './streaming/writer.js';
+import { TEMPORAL_AI_SDK_DIR, ensureTemporalAiSdkInstalled } from './temporal-ai-sdk-install.js';
 
-const QUICK = process.env.BENCH_QUICK === '1' || process.argv.includes('--quick');
+const SECTIONS = ['headToHead', 'sweep', 'watchers', 'cost'] as const;
+type Section = (typeof SECTIONS)[number];
+
+const args = process.argv.slice(2);
+const QUICK = process.env.BENCH_QUICK === '1' || args.includes('--quick');
+const only = args.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
+const selected = new Set<Section>(only ? (only.split(',') as Section[]) : SECTIONS);
+for (const section of selected) {
+  if (!SECTIONS.includes(section)) throw new Error(`Unknown section '${section}'; known: ${SECTIONS.join(', ')}.`);
+}
+const CONFIG: StreamingReport['config'] = {
+  // A model writing 50 tokens a second.
+  delivery: { tokens: QUICK ? 40 : 100, delayMs: 20 },
+  headToHead: { reps: QUICK ? 2 : 10 },
+  watchers: { levels: QUICK ? [1, 10] : [1, 10, 50], oneRunBatches: QUICK ? 1 : 5 },
+  sweep: { intervals: [50, 100, 250, 500], tokens: QUICK ? 100 : 500, delayMs: 20, reps: QUICK ? 1 : 3 },
+  // Issue 19's step: 500 tokens over 10 s.
+  cost: { tokens: QUICK ? 100 : 500, delayMs: 20, reps: QUICK ? 1 : 3 },
+};
+/** Watchers of one run at most (section 3), each with a Temporal client and connection of its own. */
+const MAX_WATCHERS = 3;
+
+const BENCH_DIR = fileURLToPath(new URL('./', import.meta.url));
+const ROOT_DIR = fileURLToPath(new URL('../', import.meta.url));
 const log = (line: string) => process.stderr.write(`[bench:streaming] ${line}\n`);
 
-/** A scripted model whose every text delta is replaced by the time it is emitted: `<epoch ms>|`. */
-class StampingModel extends ScriptedLanguageModel {
-  override async doStream(options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {
-    const { stream, ...rest } = await super.doStream(options);
-    const stamp = new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
-      transform(part, controller) {
-        controller.enqueue(part.type === 'text-delta' ? { ...part, delta: `${Date.now()}|` } : part);
-      },
-    });
-    return { ...rest, stream: stream.pipeThrough(stamp) };
-  }
-}
-
-function writer(name: string, tokens: number, delayMs: number, stamping: boolean, streaming = true): Agent {
-  const steps = [{ text: 'x'.repeat(tokens), stream: { chunkChars: 1, chunkDelayMs: delayMs } }];
-  const options = { steps, stepSelection: 'assistant-turns' as const };
-  const model = stamping ? new StampingModel(options) : new ScriptedLanguageModel(options);
-  return new Agent({ name, instructions: '', model, maxSteps: 2, streaming });
-}
-
-/** Reads a run's stream and returns each token's delivery latency (ms), in emission order. */
-async function watch(client: AgentClient, runId: string): Promise<number[]> {
-  const latencies: number[] = [];
-  for await (const part of client.getRun(runId).stream()) {
-    if (part.type !== 'deltas' || part.deltas.type !== 'deltas') continue;
-    const arrived = Date.now();
-    for (const piece of part.deltas.parts) {
-      if (piece.kind !== 'text') continue;
-      for (const stamp of piece.text.split('|')) if (stamp) latencies.push(arrived - Number(stamp));
-    }
-  }
-  return latencies;
-}
-
-interface DeliveryRow {
-  runs: number;
-  watchers: number;
-  firstP50: number;
-  firstP95: number;
-  laterP50: number;
-  laterP95: number;
-}
-
-async function delivery(clients: AgentClient[], runs: number, watchers: number): Promise<DeliveryRow> {
-  const started = await Promise.all(Array.from({ length: runs }, () => clients[0]!.start('stamping', 'write')));
-  const per = await Promise.all(
-    started.flatMap((run) => clients.slice(0, watchers).map((client) => watch(client, run.id))),
-  );
-  for (const run of started) await run.result();
-  const first = per.map((latencies) => latencies[0]!).filter((x) => x !== undefined);
-  const later = per.flatMap((latencies) => latencies.slice(1));
+/** The writers: the delivery sections' stamped step, the sweep's and the cost section's steps and their plain twins. */
+function writers() {
+  const { delivery, sweep, cost } = CONFIG;
+  const stamped = (tokens: number, delayMs: number): WriterSpec => ({
+    name: `stamped-${tokens}x${delayMs}`,
+    kind: 'stamped',
+    tokens,
+    delayMs,
+  });
   return {
-    runs,
-    watchers,
-    firstP50: round(median(first)),
-    firstP95: round(quantile(first, 0.95)),
-    laterP50: round(median(later)),
-    laterP95: round(quantile(later, 0.95)),
-  };
-}
-
-interface CostRow {
-  mode: 'streamed' | 'not streamed';
-  events: number;
-  payloadBytes: number;
-  signals: number;
-  updates: number;
-  workflowTasks: number;
-  cpuMs: number;
-}
-
-async function cost(client: AgentClient, agent: string, reps: number): Promise<CostRow> {
-  const rows: Omit<CostRow, 'mode'>[] = [];
-  for (let rep = 0; rep < reps; rep++) {
-    const cpu = process.cpuUsage();
-    const run = await client.start(agent, 'write');
-    await run.result();
-    const used = process.cpuUsage(cpu);
-    const history = await run.handle.fetchHistory();
-    let payloadBytes = 0;
-    const count = (value: unknown): void => {
-      if (value instanceof Uint8Array) return;
-      if (Array.isArray(value)) return value.forEach(count);
-      if (value && typeof value === 'object') {
-        for (const [key, inner] of Object.entries(value)) {
-          if (key === 'data' && inner instanceof Uint8Array) payloadBytes += inner.byteLength;
-          else count(inner);
-        }
-      }
-    };
-    count(history.events);
-    const events = history.events ?? [];
-    rows.push({
-      events: events.length,
-      payloadBytes,
-      signals: events.filter((e) => e.workflowExecutionSignaledEventAttributes).length,
-      updates: events.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes).length,
-      workflowTasks: events.filter((e) => e.workflowTaskCompletedEventAttributes).length,
-      cpuMs: (used.user + used.system) / 1000,
-    });
-  }
-  const med = (key: keyof Omit<CostRow, 'mode'>) => round(median(rows.map((row) => row[key])));
-  return {
-    mode: agent === 'costly-streamed' ? 'streamed' : 'not streamed',
-    events: med('events'),
-    payloadBytes: med('payloadBytes'),
-    signals: med('signals'),
-    updates: med('updates'),
-    workflowTasks: med('workflowTasks'),
-    cpuMs: med('cpuMs'),
+    delivery: stamped(delivery.tokens, delivery.delayMs),
+    sweep: stamped(sweep.tokens, sweep.delayMs),
+    // The sweep's step not streamed, with a final message as long as the stamps'.
+    sweepPlain: {
+      name: `plain-${sweep.tokens}x${sweep.delayMs}-stamp-sized`,
+      kind: 'plain',
+      tokens: sweep.tokens,
+      delayMs: sweep.delayMs,
+      textBytes: sweep.tokens * STAMP_BYTES,
+    } satisfies WriterSpec,
+    costStreamed: {
+      name: `letters-${cost.tokens}x${cost.delayMs}`,
+      kind: 'letters',
+      tokens: cost.tokens,
+      delayMs: cost.delayMs,
+    } satisfies WriterSpec,
+    costPlain: {
+      name: `plain-${cost.tokens}x${cost.delayMs}`,
+      kind: 'plain',
+      tokens: cost.tokens,
+      delayMs: cost.delayMs,
+    } satisfies WriterSpec,
   };
 }
 
 async function main(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const startedAt = Date.now();
+  // Only the head-to-head and watchers sections run @temporalio/ai-sdk.
+  let theirsUnavailable =
+    selected.has('headToHead') || selected.has('watchers')
+      ? ensureTemporalAiSdkInstalled(log)
+      : 'not selected (--only)';
   log('Starting a Temporal dev server...');
   const server = await startDevServer();
+  const workers: ChildWorker[] = [];
+  const connections: Connection[] = [];
   try {
-    const tokens = QUICK ? 40 : 100;
-    const costTokens = QUICK ? 100 : 500;
-    const agents = [
-      writer('stamping', tokens, 20, true),
-      writer('costly-streamed', costTokens, 10_000 / costTokens, false),
-      writer('costly-plain', costTokens, 10_000 / costTokens, false, false),
-    ];
-    const connection = await NativeConnection.connect({ address: server.address });
-    const taskQueue = 'bench-streaming';
-    const worker = await createAgentWorker({ agents, connection, namespace: server.namespace, taskQueue });
-    const clientConnection = await Connection.connect({ address: server.address });
-    // One Temporal client per watcher: each reads through its own subscription, as separate processes would.
-    const clients = Array.from(
-      { length: 3 },
-      () => new AgentClient({ client: new Client({ connection: clientConnection }), taskQueue }),
-    );
-    const rows: DeliveryRow[] = [];
-    const costs: CostRow[] = [];
-    await worker.runUntil(async () => {
-      await delivery(clients, 1, 1); // warm-up
-      for (const runs of QUICK ? [1, 10] : [1, 10, 50]) {
-        for (const watchers of [1, 3]) {
-          log(`delivery: ${runs} runs, ${watchers} watchers each`);
-          rows.push(await delivery(clients, runs, watchers));
-        }
-      }
-      const reps = QUICK ? 1 : 3;
-      for (const agent of ['costly-plain', 'costly-streamed']) {
-        log(`cost: ${agent}, ${reps} runs of ${costTokens} tokens over 10 s`);
-        costs.push(await cost(clients[0]!, agent, reps));
-      }
-    });
-    const report = {
+    const specs = writers();
+    const env = { TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: server.namespace };
+    const queues = { ours: `bench-stream-da-${randomUUID()}`, theirs: `bench-stream-tai-${randomUUID()}` };
+    log('Starting the durable-agent and @temporalio/ai-sdk workers (bundling workflows)...');
+    const [ours, theirs] = await Promise.allSettled([
+      startChildWorker({
+        name: 'durable-agent',
+        args: ['--import', 'tsx', `${BENCH_DIR}streaming/worker.ts`],
+        cwd: ROOT_DIR,
+        env: { ...env, TASK_QUEUE: queues.ours, BENCH_WRITERS: JSON.stringify(Object.values(specs)) },
+      }),
+      theirsUnavailable
+        ? Promise.reject(new Error(theirsUnavailable))
+        : startChildWorker({
+            name: '@temporalio/ai-sdk',
+            args: ['worker.mjs'],
+            cwd: TEMPORAL_AI_SDK_DIR,
+            env: { ...env, TASK_QUEUE: queues.theirs },
+          }),
+    ]);
+    for (const started of [ours, theirs]) if (started.status === 'fulfilled') workers.push(started.value);
+    if (ours.status === 'rejected') throw ours.reason;
+    if (theirs.status === 'rejected') {
+      theirsUnavailable = theirs.reason instanceof Error ? theirs.reason.message : String(theirs.reason);
+      log(`@temporalio/ai-sdk cannot run here: ${theirsUnavailable}`);
+    }
+
+    for (let i = 0; i < MAX_WATCHERS; i++) connections.push(await Connection.connect({ address: server.address }));
+    const clients = connections.map((connection) => new Client({ connection, namespace: server.namespace }));
+    const history = clients[0]!;
+    const durableAgent = durableAgentRuntime(clients, queues.ours, ours.value);
+    const temporalAiSdk: StreamingRuntime[] =
+      theirs.status === 'fulfilled'
+        ? [
+            temporalAiSdkRuntime(clients, queues.theirs, theirs.value),
+            temporalAiSdkRuntime(clients, queues.theirs, theirs.value, 0),
+          ]
+        : [];
+
+    const report: StreamingReport = {
       date: new Date().toISOString(),
-      machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, loadavg: os.loadavg().map((l) => round(l)) },
-      server: { dynamicConfig: DEV_SERVER_DYNAMIC_CONFIG },
-      batchIntervalMs: DEFAULT_DELTA_INTERVAL_MS,
-      tokensPerRun: tokens,
-      tokenIntervalMs: 20,
-      delivery: rows,
-      cost: { tokens: costTokens, overSeconds: 10, rows: costs },
+      command: `npm run bench:streaming${args.length > 0 ? ` -- ${args.join(' ')}` : ''}`,
+      quick: QUICK,
+      config: CONFIG,
+      machine: machineInfo(),
+      load: [],
+      server: { temporalCli: temporalCliVersion(), args: server.process.spawnargs.slice(1) },
+      versions: {
+        durableAgent: packageVersions(['@temporalio/worker', '@temporalio/workflow-streams', 'ai']),
+        ...(theirs.status === 'fulfilled' ? { temporalAiSdk: theirs.value.info.versions } : {}),
+      },
+      temporalAiSdk: theirsUnavailable ? { available: false, reason: theirsUnavailable } : { available: true },
+      defaultIntervalMs: DEFAULT_DELTA_INTERVAL_MS,
+      headToHead: [],
+      sweep: [],
+      watchers: [],
+      durationSeconds: 0,
     };
-    const md = [
-      `# Streaming bench (${report.date})`,
-      '',
-      `Machine: ${report.machine.cpus} cores, load average ${report.machine.loadavg.join(' ')}. Batch interval ` +
-        `${DEFAULT_DELTA_INTERVAL_MS} ms; ${tokens} tokens per run, one every 20 ms; latency = token emitted by the ` +
-        "model → the watcher's part arrived (ms).",
-      '',
-      '| runs | watchers each | first token p50 | first token p95 | later tokens p50 | later tokens p95 |',
-      '| ---: | ---: | ---: | ---: | ---: | ---: |',
-      ...rows.map(
-        (r) => `| ${r.runs} | ${r.watchers} | ${r.firstP50} | ${r.firstP95} | ${r.laterP50} | ${r.laterP95} |`,
-      ),
-      '',
-      `Cost of one step of ${costTokens} tokens over 10 s, no watcher (medians):`,
-      '',
-      '| step | history events | payload bytes | signals | updates | workflow tasks | CPU ms (worker + client process) |',
-      '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
-      ...costs.map(
-        (c) =>
-          `| ${c.mode} | ${c.events} | ${c.payloadBytes} | ${c.signals} | ${c.updates} | ${c.workflowTasks} | ${c.cpuMs} |`,
-      ),
-      '',
-    ].join('\n');
-    const dir = fileURLToPath(new URL('./results/', import.meta.url));
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(`${dir}streaming.json`, `${JSON.stringify(report, null, 2)}\n`);
-    writeFileSync(`${dir}streaming.md`, md);
-    process.stdout.write(`${md}\n`);
+    const begins = (section: Section) => {
+      if (selected.has(section)) report.load.push({ section, loadAverage: round(os.loadavg()[0]!, 2) });
+      return selected.has(section);
+    };
+
+    if (begins('headToHead')) {
+      report.headToHead = await measureHeadToHead(
+        [durableAgent, ...temporalAiSdk],
+        history,
+        { reps: CONFIG.headToHead.reps, writer: specs.delivery },
+        log,
+      );
+    }
+    if (begins('sweep')) {
+      const { intervals, reps } = CONFIG.sweep;
+      const options = { intervals, reps, writer: specs.sweep, plain: specs.sweepPlain };
+      report.sweep = await measureSweep(durableAgent, history, options, log);
+    }
+    if (begins('watchers')) {
+      // The stream client's default pause between polls: @temporalio/ai-sdk as its users get it.
+      const runtimes = [durableAgent, ...temporalAiSdk.slice(0, 1)];
+      report.watchers = await measureWatchers(runtimes, history, { ...CONFIG.watchers, writer: specs.delivery }, log);
+    }
+    if (begins('cost')) {
+      const options = { reps: CONFIG.cost.reps, streamed: specs.costStreamed, plain: specs.costPlain };
+      report.cost = await measureCost(durableAgent, history, options, log);
+    }
+
+    report.durationSeconds = round((Date.now() - startedAt) / 1000, 1);
+    report.machine.loadAverage.end = round(os.loadavg()[0]!, 2);
+    const md = renderStreamingMarkdown(report);
+    const resultsDir = `${BENCH_DIR}results/`;
+    mkdirSync(resultsDir, { recursive: true });
+    await writeJson(`${resultsDir}streaming.json`, report);
+    writeFileSync(`${resultsDir}streaming.md`, md);
+    process.stdout.write(md);
+    log(`Wrote bench/results/streaming.json and bench/results/streaming.md (${report.durationSeconds} s).`);
   } finally {
+    await Promise.all(workers.map((worker) => worker.stop()));
+    await Promise.all(connections.map((connection) => connection.close()));
     await server.stop();
   }
+}
+
+/** Versions of the packages durable-agent ran on, from its installed manifests. */
+function packageVersions(names: string[]): Record<string, string> {
+  return Object.fromEntries(
+    names.map((name) => {
+      try {
+        const manifest = `${ROOT_DIR}node_modules/${name}/package.json`;
+        return [name, (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version];
+      } catch {
+        return [name, 'unknown'];
+      }
+    }),
+  );
 }
 
 await main();

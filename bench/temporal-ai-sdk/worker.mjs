@@ -1,7 +1,7 @@
-// A worker for Temporal's @temporalio/ai-sdk, started by bench/run.ts as a child process from this folder so it
-// loads this folder's own @temporalio/* 1.23 packages. Env: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TASK_QUEUE,
-// BENCH_MAX_CACHED_WORKFLOWS (optional). Prints one JSON line `{"ready":true}` on stdout once it polls; answers
-// stats requests on stdin (../worker-stats.mjs); stops on SIGTERM or when stdin closes.
+// A worker for Temporal's @temporalio/ai-sdk, started by bench/run.ts and bench/streaming.ts as a child process from
+// this folder so it loads this folder's own @temporalio/* 1.23 packages. Env: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
+// TASK_QUEUE, BENCH_MAX_CACHED_WORKFLOWS (optional). Prints one JSON line `{"ready":true}` on stdout once it polls;
+// answers stats requests on stdin (../worker-stats.mjs); stops on SIGTERM or when stdin closes.
 import { readFileSync } from 'node:fs';
 import process from 'node:process';
 import { URL, fileURLToPath } from 'node:url';
@@ -34,7 +34,7 @@ process.exit(0);
 
 /** The versions actually loaded, for the report. */
 function versions() {
-  const names = ['@temporalio/ai-sdk', '@temporalio/worker', 'ai'];
+  const names = ['@temporalio/ai-sdk', '@temporalio/worker', '@temporalio/workflow-streams', 'ai'];
   return Object.fromEntries(
     names.map((name) => {
       const manifest = new URL(`./node_modules/${name}/package.json`, import.meta.url);

@@ -55,3 +55,6 @@ export async function aiSdkAgent(input) {
   ];
   return { text: result.text, steps: result.steps.length };
 }
+
+// The worker bundles this module only: the streaming bench's workflow is registered through it.
+export { aiSdkStreamingAgent } from './streaming-workflows.mjs';

@@ -1,0 +1,246 @@
+// The streaming bench's results: their shape (bench/results/streaming.json) and the markdown report
+// (bench/results/streaming.md, also printed) with the machine, load, server and versions they were measured under.
+import { DEFAULT_DELTA_INTERVAL_MS } from '../../src/protocol/run-stream.js';
+import { formatVersions, table, type machineInfo } from '../report.js';
+import { CPU_RATIO_TARGET, type CostSection } from './cost.js';
+import type { HeadToHeadRow } from './head-to-head.js';
+import type { DeliverySummary } from './summary.js';
+import type { SweepRow } from './sweep.js';
+import { FIRST_TOKEN_TARGET_MS, LATER_TOKEN_SLACK_MS, type WatchersRow } from './watchers.js';
+
+/** Everything one `npm run bench:streaming` measured. */
+export interface StreamingReport {
+  date: string;
+  command: string;
+  quick: boolean;
+  config: {
+    delivery: { tokens: number; delayMs: number };
+    headToHead: { reps: number };
+    watchers: { levels: number[]; oneRunBatches: number };
+    sweep: { intervals: number[]; tokens: number; delayMs: number; reps: number };
+    cost: { tokens: number; delayMs: number; reps: number };
+  };
+  machine: ReturnType<typeof machineInfo>;
+  /** 1-minute load average as each section began. */
+  load: { section: string; loadAverage: number }[];
+  server: { temporalCli: string; args: string[] };
+  versions: { durableAgent: Record<string, string>; temporalAiSdk?: unknown };
+  /** Whether @temporalio/ai-sdk ran, and why not. */
+  temporalAiSdk: { available: boolean; reason?: string };
+  defaultIntervalMs: number;
+  headToHead: HeadToHeadRow[];
+  sweep: SweepRow[];
+  watchers: WatchersRow[];
+  cost?: CostSection;
+  durationSeconds: number;
+}
+
+const LATENCY = 'latency = the model emitted a token → a watcher in the bench process received it (ms)';
+
+/** The report as markdown. */
+export function renderStreamingMarkdown(report: StreamingReport): string {
+  const { machine } = report;
+  const load = report.load.map((entry) => `${entry.section} ${entry.loadAverage}`).join(', ');
+  const lines = [
+    `# Streaming bench (${report.date})`,
+    '',
+    `- Command: \`${report.command}\`${report.quick ? ' (quick: a smoke run, too few samples to trust)' : ''}, ` +
+      `${report.durationSeconds} s`,
+    `- Machine: ${machine.cpuModel}, ${machine.cpuCount} cores, ${machine.memoryGiB} GiB, ${machine.platform}, ` +
+      `Node ${machine.node}`,
+    `- Load average (1 min): ${machine.loadAverage.start} at start, ${machine.loadAverage.end} at end; as each ` +
+      `section began: ${load}`,
+    `- Temporal dev server: ${report.server.temporalCli}; flags \`${report.server.args.join(' ')}\``,
+    `- durable-agent on ${formatVersions(report.versions.durableAgent)}; default batch interval ` +
+      `${report.defaultIntervalMs} ms`,
+    `- @temporalio/ai-sdk: ${
+      report.temporalAiSdk.available
+        ? `${formatVersions(report.versions.temporalAiSdk)}; its default \`streamingBatchInterval\` (100 ms)`
+        : `not run: ${report.temporalAiSdk.reason ?? 'unknown'}`
+    }`,
+    `- Each worker runs in a child process of its own; worker CPU is that process's CPU time (user + system, all ` +
+      'threads) over the batch ÷ runs, split into its main thread (activities, payload conversion) and its ' +
+      'workflow threads (the sandbox); the rest is the Rust core and GC.',
+    '',
+    ...headToHeadLines(report),
+    ...sweepLines(report),
+    ...watchersLines(report),
+    ...costLines(report.cost),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+function headToHeadLines(report: StreamingReport): string[] {
+  if (report.headToHead.length === 0) return [];
+  const { config } = report;
+  return [
+    `## 1. durable-agent against @temporalio/ai-sdk's streaming`,
+    '',
+    `One run at a time, one watcher, ${config.delivery.tokens} tokens one every ${config.delivery.delayMs} ms, the ` +
+      `runtimes alternating run by run; ${LATENCY}. History and CPU are per streamed step (each run is one step), ` +
+      "with its watcher's polls (updates) included. The pollCooldown 0 row is the same runtime with its stream " +
+      "client told not to pause 100 ms after a poll that drained the log, as durable-agent's client does not.",
+    '',
+    table(
+      [
+        'runtime',
+        'runs',
+        ...latencyHeader,
+        'missed',
+        'history events',
+        'payload bytes',
+        'signals',
+        'updates',
+        'workflow tasks',
+        'worker CPU ms (main / workflow)',
+      ],
+      report.headToHead.map((row) => [
+        row.label,
+        row.runs,
+        ...latencyCells(row),
+        row.missed,
+        row.events,
+        row.payloadBytes,
+        row.signals,
+        row.updates,
+        row.workflowTasks,
+        `${row.cpuMs} (${row.mainCpuMs} / ${row.workflowCpuMs})`,
+      ]),
+    ),
+    '',
+  ];
+}
+
+function sweepLines(report: StreamingReport): string[] {
+  if (report.sweep.length === 0) return [];
+  const { config } = report;
+  return [
+    '## 2. The batch interval',
+    '',
+    `durable-agent, one step of ${config.sweep.tokens} tokens one every ${config.sweep.delayMs} ms per run, one ` +
+      `watcher, ${config.sweep.reps} runs per interval alternating; "not streamed" is the same step with ` +
+      '`streaming: false` (the model answers the same text size after the same time). Cost per streamed step, ' +
+      "with the watcher's polls (updates); CPU ratio against not streamed.",
+    '',
+    table(
+      [
+        'interval ms',
+        'later p50',
+        'later p95',
+        'first p50',
+        'signals',
+        'updates',
+        'workflow tasks',
+        'history events',
+        'payload bytes',
+        'worker CPU ms (main / workflow)',
+        '× not streamed',
+      ],
+      report.sweep.map((row) => [
+        row.intervalMs,
+        row.delivery?.laterP50 ?? '–',
+        row.delivery?.laterP95 ?? '–',
+        row.delivery?.firstP50 ?? '–',
+        row.signals,
+        row.updates,
+        row.workflowTasks,
+        row.events,
+        row.payloadBytes,
+        `${row.cpuMs} (${row.mainCpuMs} / ${row.workflowCpuMs})`,
+        `${row.cpuRatio}×`,
+      ]),
+    ),
+    '',
+  ];
+}
+
+function watchersLines(report: StreamingReport): string[] {
+  if (report.watchers.length === 0) return [];
+  const { config } = report;
+  return [
+    '## 3. Watchers',
+    '',
+    `Runs started at once, ${config.delivery.tokens} tokens one every ${config.delivery.delayMs} ms each; ` +
+      `${LATENCY}, over every token of every watcher. "shared": the run's 3 watchers in this process on one ` +
+      'Temporal client (durable-agent\'s client reads them all through one subscription); "separate": each on its ' +
+      'own client and connection, a subscription each, as separate processes would be. @temporalio/ai-sdk has no ' +
+      'shared subscription (each `subscribe` polls on its own), so it has no "shared" rows. Targets (issue 19, ' +
+      `durable-agent): first token p50 ≤ ${FIRST_TOKEN_TARGET_MS} ms; later tokens p95 ≤ batch interval + ` +
+      `${LATER_TOKEN_SLACK_MS} ms = ${DEFAULT_DELTA_INTERVAL_MS + LATER_TOKEN_SLACK_MS} ms.`,
+    '',
+    table(
+      [
+        'runtime',
+        'runs',
+        'watchers',
+        'how',
+        ...latencyHeader,
+        'missed',
+        'updates per run',
+        'worker CPU ms per run',
+        'targets',
+      ],
+      report.watchers.map((row) => [
+        row.label,
+        row.runs,
+        row.watchers,
+        row.mode,
+        ...latencyCells(row),
+        row.missed,
+        row.updatesPerRun,
+        row.cpuMsPerRun,
+        row.meetsTargets
+          ? `first ${row.meetsTargets.first ? 'met' : 'missed'}, later ${row.meetsTargets.later ? 'met' : 'missed'}`
+          : '',
+      ]),
+    ),
+    '',
+  ];
+}
+
+const latencyHeader = ['first p50', 'first p95', 'later p50', 'later p95'];
+
+function latencyCells(row: DeliverySummary): unknown[] {
+  return [row.firstP50, row.firstP95, row.laterP50, row.laterP95];
+}
+
+function costLines(cost: CostSection | undefined): string[] {
+  if (!cost) return [];
+  const cells = (row: Record<string, number>, suffix = '') =>
+    ['events', 'payloadBytes', 'signals', 'updates', 'workflowTasks', 'cpuMs', 'mainCpuMs', 'workflowCpuMs'].map(
+      (key) => (Number.isFinite(row[key]) ? `${row[key]}${suffix}` : '–'),
+    );
+  const met = cost.ratio.cpuMs <= CPU_RATIO_TARGET;
+  return [
+    '## 4. What streaming costs a step',
+    '',
+    `durable-agent, one step of ${cost.tokens} tokens over ${cost.overMs / 1000} s (one every ` +
+      `${cost.overMs / Math.max(1, cost.tokens - 1)} ms), no watcher, streamed at the default interval and not ` +
+      `streamed (\`streaming: false\`, the model answering after the same time), ${cost.reps} runs each ` +
+      'alternating; medians per step.',
+    '',
+    table(
+      [
+        'step',
+        'history events',
+        'payload bytes',
+        'signals',
+        'updates',
+        'workflow tasks',
+        'worker CPU ms',
+        'main thread',
+        'workflow threads',
+      ],
+      [
+        ['streamed', ...cells({ ...cost.streamed })],
+        ['not streamed', ...cells({ ...cost.notStreamed })],
+        ['streamed ÷ not streamed', ...cells({ ...cost.ratio }, '×')],
+      ],
+    ),
+    '',
+    `Target (issue 19): worker CPU per streamed step ≤ ${CPU_RATIO_TARGET}× a non-streamed one: ` +
+      `${met ? 'met' : 'missed'} (${cost.ratio.cpuMs}×). Streaming added ${cost.cpuMsPerPublish} ms of worker CPU per ` +
+      'publish (the CPU difference ÷ signals).',
+    '',
+  ];
+}

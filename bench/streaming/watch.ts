@@ -1,0 +1,48 @@
+// The watchers: each reads one run's stream the way its runtime's users do and notes, for every stamped token, how
+// long after the model emitted it the token reached this process (this process's clock against the stamp the
+// worker's model wrote: one machine, one wall clock). Both read a part the moment their iterator yields it.
+import type { Client } from '@temporalio/client';
+import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
+import type { AgentClient } from '../../src/client/agent-client.js';
+
+/** Delivery latency (ms) of each token one watcher received, in the order the model emitted them. */
+export type TokenLatencies = number[];
+
+const decoder = new TextDecoder();
+
+/** Latencies of the stamps in `text` (`<epoch ms>|` each), all arrived at `arrived`. */
+function stampLatencies(text: string, arrived: number, into: TokenLatencies): void {
+  for (const stamp of text.split('|')) if (stamp) into.push(arrived - Number(stamp));
+}
+
+/** durable-agent: `client.getRun(id).stream()`, text pieces of its `deltas` parts. Ends after the terminal event. */
+export async function watchOurs(client: AgentClient, workflowId: string): Promise<TokenLatencies> {
+  const latencies: TokenLatencies = [];
+  for await (const part of client.getRun(workflowId).stream()) {
+    if (part.type !== 'deltas' || part.deltas.type !== 'deltas') continue;
+    const arrived = Date.now();
+    for (const piece of part.deltas.parts) if (piece.kind === 'text') stampLatencies(piece.text, arrived, latencies);
+  }
+  return latencies;
+}
+
+/**
+ * @temporalio/ai-sdk: `WorkflowStreamClient.create(client, workflowId).subscribe(topic)`, each item one raw AI SDK
+ * stream part as JSON; its `text-delta` parts. `pollCooldownMs` undefined keeps the stream client's default (a
+ * 100 ms pause after a poll that drained the log). Ends when the run closes.
+ */
+export async function watchTheirs(
+  client: Client,
+  workflowId: string,
+  topic: string,
+  pollCooldownMs: number | undefined,
+): Promise<TokenLatencies> {
+  const latencies: TokenLatencies = [];
+  const options = pollCooldownMs === undefined ? {} : { pollCooldown: pollCooldownMs };
+  for await (const item of WorkflowStreamClient.create(client, workflowId).subscribe(topic, 0, options)) {
+    const arrived = Date.now();
+    const part = JSON.parse(decoder.decode(item.data.data ?? new Uint8Array())) as { type: string; delta?: string };
+    if (part.type === 'text-delta' && part.delta) stampLatencies(part.delta, arrived, latencies);
+  }
+  return latencies;
+}
