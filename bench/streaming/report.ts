@@ -239,8 +239,8 @@ function costLines(cost: CostSection | undefined): string[] {
     ),
     '',
     `Target (issue 19): worker CPU per streamed step ≤ ${CPU_RATIO_TARGET}× a non-streamed one: ` +
-      `${met ? 'met' : 'missed'} (${cost.ratio.cpuMs}×). Streaming added ${cost.cpuMsPerPublish} ms of worker CPU per ` +
-      'publish (the CPU difference ÷ signals).',
+      `${met ? 'met' : 'missed'} (${cost.ratio.cpuMs}×). Streaming added ${cost.cpuMsPerPublish} ms of worker ` +
+      'CPU per publish (the CPU difference ÷ signals).',
     '',
   ];
 }
