@@ -34,7 +34,7 @@ export async function streamPatchInHistory(
     // A run just started may not have completed its first task yet: wait for it a little (watchers usually start
     // right after the run), rather than ask the run while its first task is in flight.
     for (let attempt = 0; attempt < FIRST_TASK_READS; attempt++) {
-      if (attempt > 0) await delay(FIRST_TASK_WAIT_MS);
+      if (attempt > 0) await delay(Math.min(FIRST_TASK_WAIT_MS * attempt, 500));
       const page = await client.workflowService.getWorkflowExecutionHistory({
         namespace: client.options.namespace,
         execution: { workflowId, runId: firstRunId },
@@ -49,9 +49,12 @@ export async function streamPatchInHistory(
   }
 }
 
-/** Reads of the first execution's history while its first task is not complete yet, and the pause between them. */
-const FIRST_TASK_READS = 20;
-const FIRST_TASK_WAIT_MS = 50;
+/**
+ * Reads of the first execution's history while its first task is not complete yet (a busy worker may take seconds
+ * to run it), and the first pause between them, growing to 500 ms: about 15 s in all.
+ */
+const FIRST_TASK_READS = 40;
+const FIRST_TASK_WAIT_MS = 25;
 
 /** Whether the first task of these events (a history's first page) recorded the stream's patch marker. */
 function patchInFirstTask(events: temporal.api.history.v1.IHistoryEvent[]): boolean | 'incomplete' {
