@@ -362,7 +362,12 @@ export class AgentRun {
     if (this.streamed) return true;
     // Temporal alone tells, from the first execution's history (no worker needed: a finished run is read with none);
     // when it cannot, the run is asked.
-    const known = await streamPatchInHistory(this.handle.client, this.id, this.firstExecutionRunId);
+    const known = await streamPatchInHistory(
+      this.handle.client,
+      this.id,
+      this.firstExecutionRunId,
+      this.requestTimeoutMs,
+    );
     this.streamed =
       known ?? (await hasStream((call) => this.ask('the stream offset query', call, { signal }), this.handle));
     return this.streamed;

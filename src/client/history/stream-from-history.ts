@@ -19,7 +19,10 @@ export async function streamPatchInHistory(
   workflowId: string,
   /** The run's first execution, when the caller knows it (a pinned run); else the workflow id's latest chain's. */
   knownFirstRunId?: string,
+  /** How long to wait for a new run's first task to complete (at most about 15 s). */
+  waitMs = Number.POSITIVE_INFINITY,
 ): Promise<boolean | undefined> {
+  const deadline = Date.now() + waitMs;
   try {
     let firstRunId = knownFirstRunId;
     if (!firstRunId) {
@@ -34,7 +37,11 @@ export async function streamPatchInHistory(
     // A run just started may not have completed its first task yet: wait for it a little (watchers usually start
     // right after the run), rather than ask the run while its first task is in flight.
     for (let attempt = 0; attempt < FIRST_TASK_READS; attempt++) {
-      if (attempt > 0) await delay(Math.min(FIRST_TASK_WAIT_MS * attempt, 500));
+      if (attempt > 0) {
+        const pause = Math.min(FIRST_TASK_WAIT_MS * attempt, 500, deadline - Date.now());
+        if (pause <= 0) break;
+        await delay(pause);
+      }
       const page = await client.workflowService.getWorkflowExecutionHistory({
         namespace: client.options.namespace,
         execution: { workflowId, runId: firstRunId },
