@@ -1,5 +1,5 @@
 import { condition, log, setHandler, workflowInfo } from '@temporalio/workflow';
-import { RefusalCode, type Refusal } from '../src/protocol/index.js';
+import { RefusalCode, type ApprovalDecision, type Refusal } from '../src/protocol/index.js';
 import { refusal } from './refusals.js';
 import { registerElicitationHandlers } from './elicitation-handlers.js';
 import {
@@ -41,7 +41,10 @@ export function registerHandlers(state: AgentRunState): void {
       if ('refused' in outcome) throw refusal({ code: RefusalCode.ApprovalNotAuthorized, message: outcome.refused });
       return outcome.record;
     },
-    { validator: (decision) => reject(approvals.malformed(decision) ?? approvals.rejection(decision)) },
+    {
+      validator: (decision) =>
+        reject(approvals.malformed(decision) ?? approvals.rejection(decision) ?? uncheckedDecider(state, decision)),
+    },
   );
   setHandler(toolResultSignal, (submission) => {
     const why = clientTools.malformed(submission);
@@ -57,6 +60,20 @@ export function registerHandlers(state: AgentRunState): void {
   setHandler(stateQuery, () => state.snapshot());
   setHandler(eventsQuery, (after, limit) => state.events.after(after, limit));
   setHandler(transcriptQuery, (from, to, fromPart) => state.transcriptPage(workflowInfo().runId, from, to, fromPart));
+}
+
+/**
+ * A decision whose sender is not the run's user asks to be checked by the agent's `authorizeDecision` hook: without
+ * one, nothing would check it, so it is refused. (Validators are not replayed: refusing more needs no patch.)
+ */
+function uncheckedDecider(state: AgentRunState, decision: ApprovalDecision): Refusal | undefined {
+  if (decision.requireAuthorization !== true || state.authorizesDecisions) return undefined;
+  return {
+    code: RefusalCode.ApprovalNotAuthorized,
+    message:
+      "The decider is not the run's user, and the agent has no authorizeDecision hook to check who may decide: " +
+      "only the run's user may decide on its calls. Give the agent approval.authorizeDecision to let others decide.",
+  };
 }
 
 function reject(why: Refusal | string | undefined): void {

@@ -46,6 +46,11 @@ export const RefusalCode = {
   ElicitationNoRunningCall: 'Elicitation.NoRunningCall',
   /** Too many questions: waiting at once in the run, or recorded by this execution (count or bytes). */
   ElicitationTooManyQuestions: 'Elicitation.TooManyQuestions',
+  /**
+   * An answer from someone other than the run's user that the agent's `authorizeDecision` hook refused, or that the
+   * run cannot check (no hook, or a run started before such answers were checked).
+   */
+  ElicitationNotAuthorized: 'Elicitation.NotAuthorized',
 
   // The HTTP handler (`durable-agent/http`): what it refuses before anything reaches a run.
   /** The request carries no identity `authenticate` accepts. */

@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { connect as tcpConnect, createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { Connection } from '@temporalio/client';
+import { searchAttributeFlags } from '../protocol/search-attributes.js';
 import { ensureTemporalBinary } from './temporal-cli.js';
 
 export { ensureTemporalBinary, resolveTemporalBinary, temporalCacheDir } from './temporal-cli.js';
@@ -67,8 +68,8 @@ export const DEV_SERVER_DYNAMIC_CONFIG: readonly string[] = [
 ];
 
 /**
- * Starts `temporal server start-dev` on free local ports and resolves once its frontend answers gRPC calls and
- * the namespace is usable.
+ * Starts `temporal server start-dev` on free local ports, with durable-agent's search attributes registered
+ * (`SEARCH_ATTRIBUTES`), and resolves once its frontend answers gRPC calls and the namespace is usable.
  */
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
   const binaryPath = options.binaryPath ?? (await ensureTemporalBinary());
@@ -87,6 +88,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     if (namespace !== 'default') args.push('--namespace', namespace);
     if (dbFilename) args.push('--db-filename', dbFilename);
     for (const value of DEV_SERVER_DYNAMIC_CONFIG) args.push('--dynamic-config-value', value);
+    // durable-agent's search attributes (an inbox finds waiting runs through them), registered in every namespace
+    // the server creates; an existing database keeps them.
+    for (const flag of searchAttributeFlags()) args.push('--search-attribute', flag);
 
     const server = launch(binaryPath, args, options.log);
     const address = `${HOST}:${port}`;
