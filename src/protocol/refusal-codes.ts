@@ -57,6 +57,8 @@ export const RefusalCode = {
   HttpUnauthenticated: 'Http.Unauthenticated',
   /** No chat, run or route of this user with this id (another user's run is not found either). */
   HttpNotFound: 'Http.NotFound',
+  /** Only the run's own user may do this (give a client-side tool its result), not a reviewer. */
+  HttpNotRunUser: 'Http.NotRunUser',
   /** A browser request from an origin the handler does not allow (cross-site request with the user's cookies). */
   HttpOriginRefused: 'Http.OriginRefused',
   /** The route exists but not with this HTTP method. */

@@ -1,0 +1,81 @@
+// Which run an inbox route is about, and whether this user may see it: an agent run (never another workflow) that is
+// theirs, or any run for a reviewer. Every other case answers as if the run did not exist, so ids cannot be probed.
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { AgentClient } from '../client/agent-client.js';
+import type { AgentRun } from '../client/agent-run.js';
+import { AGENT_RUN_WORKFLOW, SEARCH_ATTRIBUTE_KEYS as KEYS } from '../protocol/index.js';
+import { notFound } from './chat-turns.js';
+import type { AuthenticatedUser } from './handler-options.js';
+
+/** A run an inbox route may act on. */
+export interface InboxRunAccess {
+  /** The run, pinned to its first execution. */
+  run: AgentRun;
+  workflowId: string;
+  firstRunId: string;
+  /** The run's `userId`, if it has one. */
+  owner: string | undefined;
+  /** The run is this user's own. */
+  yours: boolean;
+  running: boolean;
+  agent: string | undefined;
+  conversationId: string | undefined;
+}
+
+/**
+ * Finds run `workflowId` for `user`: an `agentRun` workflow whose user is theirs, or any for a `reviewer`.
+ *
+ * @throws HttpRefusal `Http.NotFound` for anything else (no such workflow, another type, another user's run).
+ */
+export async function accessRun(
+  client: AgentClient,
+  workflowId: string,
+  user: AuthenticatedUser,
+  reviewer: boolean,
+): Promise<InboxRunAccess> {
+  const missing = () => notFound(`No run ${workflowId} of yours: check the id, or ask a reviewer.`);
+  let description;
+  try {
+    description = await client.temporal.workflow.getHandle(workflowId).describe();
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) throw missing();
+    throw error;
+  }
+  if (description.type !== AGENT_RUN_WORKFLOW) throw missing();
+  const firstRunId = description.raw.workflowExecutionInfo?.firstRunId || description.runId;
+  const run = client.getRun(workflowId, { firstExecutionRunId: firstRunId });
+  const owner = await ownerOf(run, description);
+  const yours = owner !== undefined && owner === user.userId;
+  if (!yours && !reviewer) throw missing();
+  const attributes = description.typedSearchAttributes;
+  const memo = description.memo ?? {};
+  return {
+    run,
+    workflowId,
+    firstRunId,
+    owner,
+    yours,
+    running: description.status.name === 'RUNNING',
+    agent: attributes.get(KEYS.agent) ?? (typeof memo.agent === 'string' ? memo.agent : undefined),
+    conversationId: attributes.get(KEYS.conversation) ?? (typeof memo.webChat === 'string' ? memo.webChat : undefined),
+  };
+}
+
+/**
+ * The run's user: its search attribute (runs that publish them), the web handler's memo (chat turns), else what its
+ * state says it was started with (a worker answers for a running run; a finished one reads its final record).
+ */
+async function ownerOf(
+  run: AgentRun,
+  description: { typedSearchAttributes: { get: (key: typeof KEYS.user) => string | undefined }; memo?: unknown },
+): Promise<string | undefined> {
+  const published = description.typedSearchAttributes.get(KEYS.user);
+  if (published !== undefined) return published;
+  const memo = (description.memo ?? {}) as Record<string, unknown>;
+  if (typeof memo.webUser === 'string') return memo.webUser;
+  try {
+    return (await run.state()).claims?.userId;
+  } catch {
+    return undefined;
+  }
+}
