@@ -66,16 +66,9 @@ export class SearchAttributesCheck {
       );
       return false;
     }
-    const missing = Object.values(SEARCH_ATTRIBUTES).filter(
-      ({ name, type }) => Number(registered[name]) !== INDEXED_TYPES[type],
-    );
+    const missing = missingSearchAttributes(registered);
     if (missing.length === 0) return true;
-    const commands = missing
-      .map(
-        ({ name, type }) =>
-          `temporal operator search-attribute create --namespace ${namespace} --name ${name} --type ${type}`,
-      )
-      .join('\n  ');
+    const commands = createCommands(namespace, missing).join('\n  ');
     this.warnOnce(
       namespace,
       `namespace '${namespace}' lacks durable-agent's search attributes ${missing.map((a) => a.name).join(', ')} ` +
@@ -90,4 +83,19 @@ export class SearchAttributesCheck {
     this.warned.add(namespace);
     getGlobalLogger().warn(`durable-agent: ${message}`);
   }
+}
+
+/** The attributes of `SEARCH_ATTRIBUTES` that `registered` (a namespace's custom attributes by name) lacks or types otherwise. */
+export function missingSearchAttributes(
+  registered: Record<string, unknown>,
+): Array<(typeof SEARCH_ATTRIBUTES)[keyof typeof SEARCH_ATTRIBUTES]> {
+  return Object.values(SEARCH_ATTRIBUTES).filter(({ name, type }) => Number(registered[name]) !== INDEXED_TYPES[type]);
+}
+
+/** The Temporal CLI commands that create `attributes` in `namespace`. */
+export function createCommands(namespace: string, attributes: ReturnType<typeof missingSearchAttributes>): string[] {
+  return attributes.map(
+    ({ name, type }) =>
+      `temporal operator search-attribute create --namespace ${namespace} --name ${name} --type ${type}`,
+  );
 }
