@@ -207,7 +207,7 @@ async function demo(cleanup: Cleanup, watchdog: Watchdog, startedAt: number): Pr
 
   section('Worker');
   const firstWorker = await startWorker(1, connection, client, cleanup, watchdog);
-  const inbox = await startInbox(client, cleanup);
+  const inbox = await startInbox(client, connection.taskQueue, cleanup);
 
   section('Run');
   const run = await client.start('assistant', PROMPT, {
@@ -291,16 +291,17 @@ async function demo(cleanup: Cleanup, watchdog: Watchdog, startedAt: number): Pr
  * The inbox page (`npx durable-agent ui`) for the demo's user while the demo runs: what waits for people across runs,
  * each run live, a chat box with the assistant. The link signs a browser in.
  */
-async function startInbox(client: AgentClient, cleanup: Cleanup): Promise<InboxUi> {
+async function startInbox(client: AgentClient, taskQueue: string, cleanup: Cleanup): Promise<InboxUi> {
   const inbox = await startInboxUi({
     client,
     user: APPROVER,
     agent: 'assistant',
+    taskQueue,
     onError: (error) => say(style.yellow(`inbox page: ${error instanceof Error ? error.message : String(error)}`)),
   });
   cleanup.add(() => inbox.close());
   say(
-    `Inbox page (serves while the demo runs; later: npx durable-agent ui --user ${APPROVER}): ${style.cyan(inbox.url)}`,
+    `Inbox page (serves while the demo runs; later: npx durable-agent ui --user ${APPROVER} --task-queue ${shellQuote(taskQueue)}): ${style.cyan(inbox.url)}`,
   );
   return inbox;
 }

@@ -3,6 +3,7 @@ import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import {
   SEARCH_ATTRIBUTE_KEYS as KEYS,
   WAITING_KINDS,
+  userKey,
   type RunContextData,
   type WaitingKind,
 } from '../src/protocol/index.js';
@@ -35,9 +36,9 @@ export class WaitingAttributes {
     const current = workflowInfo().typedSearchAttributes;
     const pairs: SearchAttributeUpdatePair[] = [];
     if (current.get(KEYS.agent) !== agentName) pairs.push({ key: KEYS.agent, value: agentName });
-    if (run.userId !== undefined && current.get(KEYS.user) !== run.userId) {
-      pairs.push({ key: KEYS.user, value: run.userId });
-    }
+    // A hash of the user id: search attributes are stored unencrypted (see `SEARCH_ATTRIBUTES`).
+    const user = run.userId !== undefined ? userKey(run.userId) : undefined;
+    if (user !== undefined && current.get(KEYS.user) !== user) pairs.push({ key: KEYS.user, value: user });
     if (run.conversationId !== undefined && current.get(KEYS.conversation) !== run.conversationId) {
       pairs.push({ key: KEYS.conversation, value: run.conversationId });
     }

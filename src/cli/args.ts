@@ -49,7 +49,7 @@ export type Command =
   | { name: 'cancel'; runId: string }
   | { name: 'state'; runId: string; json: boolean }
   | { name: 'list'; query?: string; limit: number }
-  | { name: 'ui'; port?: number; userId?: string; agent?: string };
+  | { name: 'ui'; port?: number; userId?: string; agent?: string; taskQueue?: string };
 
 const DEFAULT_LIST_LIMIT = 20;
 
@@ -164,6 +164,7 @@ export function parseCommand(argv: readonly string[]): Command {
         ...optional('port', port === undefined ? undefined : parsePort(port, name)),
         ...optional('userId', text('user')),
         ...optional('agent', text('agent')),
+        ...optional('taskQueue', text('task-queue')),
       };
     }
     case 'list':

@@ -21,6 +21,7 @@ export async function uiCommand(
     user,
     ...(command.agent !== undefined ? { agent: command.agent } : {}),
     ...(command.port !== undefined ? { port: command.port } : {}),
+    ...(command.taskQueue !== undefined ? { taskQueue: command.taskQueue } : {}),
     onError: (error) => ctx.note(terminalSafe(`ui: ${error instanceof Error ? error.message : String(error)}`)),
   });
   try {

@@ -176,6 +176,11 @@ export const COMMANDS = {
       port: { type: 'string', value: 'N', help: 'Port on 127.0.0.1 (default: a free one).' },
       user: { type: 'string', value: 'ID', help: 'Who the page acts as, the userId of your runs (default: $USER).' },
       agent: { type: 'string', value: 'NAME', help: 'The agent the chat box talks to (default: no chat box).' },
+      'task-queue': {
+        type: 'string',
+        value: 'Q',
+        help: 'Only runs on this task queue (default: every agent run of the namespace).',
+      },
       help: HELP,
     },
   },

@@ -57,6 +57,7 @@ export {
   type PendingElicitation,
   type PendingToolResult,
   SEARCH_ATTRIBUTES,
+  userKey,
   type WaitingKind,
   type Refusal,
   type RunEvent,

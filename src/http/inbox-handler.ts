@@ -12,7 +12,7 @@ import { authenticated, checkOrigin, errorResponse } from './agent-handler.js';
 import { notFound } from './chat-turns.js';
 import { DEFAULTS, type AuthenticatedUser } from './handler-options.js';
 import { HttpRefusal, refusalResponse } from './http-refusal.js';
-import { itemsOf, listInbox } from './inbox-listing.js';
+import { itemsOf, listInbox, queryString } from './inbox-listing.js';
 import { INBOX_DEFAULTS, MAX_INBOX_RUNS, type InboxHandlerOptions } from './inbox-options.js';
 import { accessRun, type InboxRunAccess } from './inbox-run.js';
 import { malformed, readJsonBody } from './read-body.js';
@@ -55,6 +55,7 @@ export function createInboxHandler(options: InboxHandlerOptions): (request: Requ
     maxRuns: Math.min(MAX_INBOX_RUNS, Math.max(1, options.maxRuns ?? INBOX_DEFAULTS.maxRuns)),
     stateTimeoutMs: options.stateTimeoutMs ?? INBOX_DEFAULTS.stateTimeoutMs,
   };
+  if (options.taskQueue !== undefined) queryString(options.taskQueue);
   const onError = options.onError ?? ((error: unknown) => console.error('durable-agent/http inbox:', error));
   const { client } = options;
 
@@ -70,9 +71,10 @@ export function createInboxHandler(options: InboxHandlerOptions): (request: Requ
       const user = await authenticated(request, options.authenticate);
       const reviewer = (await options.reviewer?.(user, request)) === true;
       if (route.name === 'list') {
-        return json(await listInbox(client, { userId: user.userId, everyone: reviewer }, settings));
+        const scope = { userId: user.userId, everyone: reviewer, taskQueue: options.taskQueue };
+        return json(await listInbox(client, scope, settings));
       }
-      const access = await accessRun(client, route.workflowId, user, reviewer);
+      const access = await accessRun(client, route.workflowId, user, reviewer, options.taskQueue);
       switch (route.name) {
         case 'run':
           return json(await runSummary(access));

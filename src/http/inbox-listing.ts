@@ -7,6 +7,7 @@ import {
   AGENT_RUN_WORKFLOW,
   SEARCH_ATTRIBUTE_KEYS as KEYS,
   WAITING_KINDS,
+  userKey,
   type JsonValue,
   type RunState,
   type WaitingKind,
@@ -18,7 +19,7 @@ export interface InboxRun {
   /** The run id of the run's first execution: with the workflow id, it names this run and no later one. */
   firstRunId: string;
   agent?: string;
-  /** The run's `userId` (what its starter stated). */
+  /** The run's `userId` (what its starter stated), as its state says (absent when it is not `available`). */
   userId?: string;
   conversationId?: string;
   /** What it waits for, as its search attributes say. */
@@ -68,9 +69,6 @@ export interface InboxListing {
   truncated: boolean;
 }
 
-/** Other users' runs a listing may skip (only when it could not filter by user) per run it may list. */
-const MAX_SCANNED_PER_RUN = 20;
-
 /** Runs whose states are read at once. */
 const STATE_CONCURRENCY = 8;
 
@@ -80,24 +78,13 @@ const STATE_CONCURRENCY = 8;
  */
 export async function listInbox(
   client: AgentClient,
-  scope: { userId: string; everyone: boolean },
+  scope: { userId: string; everyone: boolean; taskQueue?: string | undefined },
   limits: { maxRuns: number; stateTimeoutMs: number },
 ): Promise<InboxListing> {
   const executions: WorkflowExecutionInfo[] = [];
   let truncated = false;
-  let scanned = 0;
-  for await (const execution of client.temporal.workflow.list({
-    query: waitingQuery(scope),
-    pageSize: limits.maxRuns,
-  })) {
-    // The query's user clause is left out for ids it cannot quote; the attribute is compared here either way.
-    if (!scope.everyone && execution.typedSearchAttributes.get(KEYS.user) !== scope.userId) {
-      if (++scanned > MAX_SCANNED_PER_RUN * limits.maxRuns) {
-        truncated = true;
-        break;
-      }
-      continue;
-    }
+  const query = waitingQuery(scope);
+  for await (const execution of client.temporal.workflow.list({ query, pageSize: limits.maxRuns })) {
     if (executions.length === limits.maxRuns) {
       truncated = true;
       break;
@@ -107,39 +94,48 @@ export async function listInbox(
   const states = await mapBounded(executions, STATE_CONCURRENCY, (execution) =>
     stateOf(client, execution, limits.stateTimeoutMs),
   );
-  const runs = executions.map((execution, i) => inboxRun(execution, scope.userId, states[i] !== undefined));
+  const runs = executions.map((execution, i) => inboxRun(execution, scope.userId, states[i]));
   const items = executions
     .flatMap((execution, i) => (states[i] ? itemsOf(execution.workflowId, states[i]) : []))
     .sort((a, b) => (a.requestedAt ?? '').localeCompare(b.requestedAt ?? ''));
   return { user: scope.userId, reviewer: scope.everyone, runs, items, truncated };
 }
 
-/** The visibility query for running agent runs that wait for people (of one user, when their id can be quoted). */
-function waitingQuery(scope: { userId: string; everyone: boolean }): string {
+/**
+ * The visibility query for running agent runs that wait for people (of one user: the attribute holds the hex
+ * {@link userKey} of their id, so no user-given text is ever spliced into the query).
+ */
+function waitingQuery(scope: { userId: string; everyone: boolean; taskQueue?: string | undefined }): string {
   const kinds = WAITING_KINDS.map((kind) => `'${kind}'`).join(', ');
   const clauses = [
     `WorkflowType = '${AGENT_RUN_WORKFLOW}'`,
     `ExecutionStatus = 'Running'`,
     `${KEYS.waiting.name} IN (${kinds})`,
   ];
-  const user = scope.everyone ? undefined : quoted(scope.userId);
-  if (user !== undefined) clauses.push(`${KEYS.user.name} = ${user}`);
+  if (!scope.everyone) clauses.push(`${KEYS.user.name} = '${userKey(scope.userId)}'`);
+  if (scope.taskQueue !== undefined) clauses.push(`TaskQueue = ${queryString(scope.taskQueue)}`);
   return clauses.join(' AND ');
 }
 
 /**
- * A string literal of Temporal's visibility query language: quotes doubled. A backslash can start an escape there, so
- * a value holding one (or a control character) is not quoted at all: the caller filters without the clause.
+ * A string literal of Temporal's visibility query language (quotes doubled). A backslash may start an escape there,
+ * so a value holding one, or a control character, is refused (`createInboxHandler` checks its task queue with it).
  */
-function quoted(value: string): string | undefined {
+export function queryString(value: string): string {
   // eslint-disable-next-line no-control-regex
-  if (/[\\\u0000-\u001f]/.test(value)) return undefined;
+  if (/[\\\u0000-\u001f]/.test(value)) {
+    throw new TypeError(
+      `'${value}' cannot be put into a visibility query: it holds a backslash or a control character.`,
+    );
+  }
   return `'${value.replace(/'/g, "''")}'`;
 }
 
-function inboxRun(execution: WorkflowExecutionInfo, userId: string, available: boolean): InboxRun {
+/** A listed run; its user id comes from its state (the attribute holds only a hash of it). */
+function inboxRun(execution: WorkflowExecutionInfo, userId: string, state: RunState | undefined): InboxRun {
   const attributes = execution.typedSearchAttributes;
-  const user = attributes.get(KEYS.user);
+  const user = state?.claims?.userId;
+  const available = state !== undefined;
   const agent = attributes.get(KEYS.agent);
   const conversationId = attributes.get(KEYS.conversation);
   const since = attributes.get(KEYS.waitingSince);
@@ -153,7 +149,7 @@ function inboxRun(execution: WorkflowExecutionInfo, userId: string, available: b
       (WAITING_KINDS as readonly string[]).includes(kind),
     ),
     ...(since !== undefined ? { since: since.toISOString() } : {}),
-    yours: user === userId,
+    yours: attributes.get(KEYS.user) === userKey(userId),
     available,
   };
 }

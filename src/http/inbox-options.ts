@@ -15,6 +15,10 @@ export interface InboxHandlerOptions extends Pick<
    * Default: nobody; each user sees their own runs (the runs started with their `userId`).
    */
   reviewer?: (user: AuthenticatedUser, request: Request) => boolean | Promise<boolean>;
+  /**
+   * Only runs on this task queue (one app's, in a namespace several share). Default: every agent run of the namespace.
+   */
+  taskQueue?: string;
   /** Most waiting runs one listing reads (newest first; default 50, at most 200). */
   maxRuns?: number;
   /** How long a listing waits for one run's state before it shows the run as unavailable (ms, default 5 s). */

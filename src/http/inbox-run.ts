@@ -3,7 +3,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { AgentClient } from '../client/agent-client.js';
 import type { AgentRun } from '../client/agent-run.js';
-import { AGENT_RUN_WORKFLOW, SEARCH_ATTRIBUTE_KEYS as KEYS } from '../protocol/index.js';
+import { AGENT_RUN_WORKFLOW, SEARCH_ATTRIBUTE_KEYS as KEYS, userKey } from '../protocol/index.js';
 import { notFound } from './chat-turns.js';
 import type { AuthenticatedUser } from './handler-options.js';
 
@@ -23,7 +23,8 @@ export interface InboxRunAccess {
 }
 
 /**
- * Finds run `workflowId` for `user`: an `agentRun` workflow whose user is theirs, or any for a `reviewer`.
+ * Finds run `workflowId` for `user`: an `agentRun` workflow (on `taskQueue`, when given) whose user is theirs, or
+ * any for a `reviewer`.
  *
  * @throws HttpRefusal `Http.NotFound` for anything else (no such workflow, another type, another user's run).
  */
@@ -32,6 +33,8 @@ export async function accessRun(
   workflowId: string,
   user: AuthenticatedUser,
   reviewer: boolean,
+  /** Only runs on this task queue (the handler's `taskQueue`). */
+  taskQueue?: string,
 ): Promise<InboxRunAccess> {
   const missing = () => notFound(`No run ${workflowId} of yours: check the id, or ask a reviewer.`);
   let description;
@@ -42,10 +45,12 @@ export async function accessRun(
     throw error;
   }
   if (description.type !== AGENT_RUN_WORKFLOW) throw missing();
+  if (taskQueue !== undefined && description.taskQueue !== taskQueue) throw missing();
   const firstRunId = description.raw.workflowExecutionInfo?.firstRunId || description.runId;
   const run = client.getRun(workflowId, { firstExecutionRunId: firstRunId });
   const owner = await ownerOf(run, description);
-  const yours = owner !== undefined && owner === user.userId;
+  const published = description.typedSearchAttributes.get(KEYS.user);
+  const yours = published !== undefined ? published === userKey(user.userId) : owner === user.userId;
   if (!yours && !reviewer) throw missing();
   const attributes = description.typedSearchAttributes;
   const memo = description.memo ?? {};
@@ -62,15 +67,10 @@ export async function accessRun(
 }
 
 /**
- * The run's user: its search attribute (runs that publish them), the web handler's memo (chat turns), else what its
- * state says it was started with (a worker answers for a running run; a finished one reads its final record).
+ * The run's user: the web handler's memo (chat turns), else what its state says it was started with (a worker
+ * answers for a running run; a finished one reads its final record). Its search attribute holds only a hash.
  */
-async function ownerOf(
-  run: AgentRun,
-  description: { typedSearchAttributes: { get: (key: typeof KEYS.user) => string | undefined }; memo?: unknown },
-): Promise<string | undefined> {
-  const published = description.typedSearchAttributes.get(KEYS.user);
-  if (published !== undefined) return published;
+async function ownerOf(run: AgentRun, description: { memo?: unknown }): Promise<string | undefined> {
   const memo = (description.memo ?? {}) as Record<string, unknown>;
   if (typeof memo.webUser === 'string') return memo.webUser;
   try {

@@ -1,5 +1,7 @@
 // Workflow-safe. The custom search attributes runs publish so that an inbox finds, through Temporal visibility,
 // everything that waits for a person across runs and conversations, without reading each run.
+import { sha256 } from '@noble/hashes/sha2';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
 /** What a run can wait for a person for, as `DurableAgentWaiting` lists it. */
@@ -16,8 +18,11 @@ export const WAITING_KINDS: readonly WaitingKind[] = ['approval', 'elicitation',
  * - `waiting`: what the run waits for now (`approval`, `elicitation`, `client-tool`); unset when nothing.
  * - `waitingSince`: when the run began waiting for people (it keeps the time while any request stays pending); unset
  *   when nothing waits.
- * - `user`, `agent`, `conversation`: the run's `userId` (a claim of whoever started it), its agent's name and its
- *   `conversationId`, set once when the run starts.
+ * - `user`: {@link userKey} of the run's `userId` (a claim of whoever started it), never the id itself: search
+ *   attributes are stored unencrypted, out of the payload codec's reach, and user ids are often personal data.
+ * - `agent`, `conversation`: the run's agent's name and its `conversationId`, as they are.
+ *
+ * The identity attributes are set once when the run starts.
  */
 export const SEARCH_ATTRIBUTES = {
   waiting: { name: 'DurableAgentWaiting', type: 'KeywordList' },
@@ -43,3 +48,11 @@ export const SEARCH_ATTRIBUTE_KEYS = {
   agent: defineSearchAttributeKey(SEARCH_ATTRIBUTES.agent.name, SearchAttributeType.KEYWORD),
   conversation: defineSearchAttributeKey(SEARCH_ATTRIBUTES.conversation.name, SearchAttributeType.KEYWORD),
 };
+
+/**
+ * What `DurableAgentUser` holds for a user id: the first 24 hex digits of its SHA-256, as the web handler's workflow
+ * ids do. A query for one user's runs compares with it: `DurableAgentUser = '<userKey(userId)>'`.
+ */
+export function userKey(userId: string): string {
+  return bytesToHex(sha256(utf8ToBytes(userId))).slice(0, 24);
+}

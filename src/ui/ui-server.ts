@@ -21,6 +21,8 @@ export interface InboxUiOptions {
   user: string;
   /** The agent the chat box talks to; without it the page has no chat box. */
   agent?: string;
+  /** Only runs on this task queue (default: every agent run of the namespace). */
+  taskQueue?: string;
   /** Port on 127.0.0.1 (default 0: a free one). */
   port?: number;
   /** Told of unexpected failures (answered 500 with no details). Default: `console.error`. */
@@ -56,7 +58,11 @@ export async function startInboxUi(options: InboxUiOptions): Promise<InboxUi> {
   const authenticate = (request: Request) => (sessions.has(request) ? { userId: options.user } : null);
   const handlerOptions = { client: options.client, authenticate, onError: (error: unknown) => onError(error) };
   // The person who started the page reviews everything that waits in the namespace.
-  const inbox = createInboxHandler({ ...handlerOptions, reviewer: () => true });
+  const inbox = createInboxHandler({
+    ...handlerOptions,
+    reviewer: () => true,
+    ...(options.taskQueue !== undefined ? { taskQueue: options.taskQueue } : {}),
+  });
   const chat = options.agent ? createAgentHandler({ ...handlerOptions, agent: options.agent }) : undefined;
   let origin = '';
   /** The Host headers that name this server (set once it listens). */

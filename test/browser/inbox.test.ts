@@ -98,7 +98,13 @@ function agents(): Agent[] {
 
 async function withUi(fn: (page: Page, ui: InboxUi, harness: HarnessClient) => Promise<void>): Promise<void> {
   await withAgentWorker(env, agents(), async (harness) => {
-    const ui = await startInboxUi({ client: harness.client, user: OPERATOR, agent: 'helper' });
+    // Its own task queue: runs other tests leave waiting on the same server stay out of the page (and the picture).
+    const ui = await startInboxUi({
+      client: harness.client,
+      user: OPERATOR,
+      agent: 'helper',
+      taskQueue: harness.taskQueue,
+    });
     const page = await browser.context.newPage();
     await page.setViewportSize({ width: 1100, height: 860 });
     page.on('pageerror', (error) => console.error('page error:', error));

@@ -68,6 +68,8 @@ async function withInbox(fn: (server: TestHttpServer, start: typeof startRun) =>
         return userId ? { userId } : null;
       },
       reviewer: (user) => user.userId === 'rita',
+      // Runs of other tests wait on the same server: a reviewer here sees this test's task queue only.
+      taskQueue: harness.taskQueue,
       onError: (error) => console.error(error),
     });
     const server = await serveHandler(handler);

@@ -19,6 +19,7 @@ import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
 import {
   ELICITATION_REQUEST_TOOL_NAME,
   SEARCH_ATTRIBUTE_KEYS as KEYS,
+  userKey,
   type ApprovalDecision,
   type PendingApproval,
 } from '../../src/protocol/index.js';
@@ -132,7 +133,10 @@ describe('runs publish what they wait for', () => {
         workflowId: randomWorkflowId('inbox-approval'),
       });
       await expect.poll(() => waitingKinds(env.client, run), { timeout: 20_000 }).toEqual(['approval']);
-      const found = await listed(env.client, run, `${KEYS.user.name} = 'ada'`);
+      // The user is published as a hash of its id (search attributes are stored unencrypted).
+      const found = await listed(env.client, run, `${KEYS.user.name} = '${userKey('ada')}'`);
+      expect(found?.typedSearchAttributes.get(KEYS.user)).toBe(userKey('ada'));
+      expect(userKey('ada')).toMatch(/^[0-9a-f]{24}$/);
       expect(found?.typedSearchAttributes.get(KEYS.agent)).toBe('inbox-agent');
       expect(found?.typedSearchAttributes.get(KEYS.conversation)).toBe('c-1');
       const [pending] = (await run.state()).pendingApprovals;

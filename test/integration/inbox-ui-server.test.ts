@@ -13,8 +13,10 @@ let env: TestWorkflowEnvironment;
 let ui: InboxUi;
 beforeAll(async () => {
   env = await createTestEnv();
-  const client = new AgentClient({ client: env.client, taskQueue: uniqueTaskQueue('ui') });
-  ui = await startInboxUi({ client, user: '<b>operator</b>', agent: 'helper"><script>' });
+  const taskQueue = uniqueTaskQueue('ui');
+  const client = new AgentClient({ client: env.client, taskQueue });
+  // Runs of other tests wait on the same server: this page looks at its own (empty) task queue only.
+  ui = await startInboxUi({ client, user: '<b>operator</b>', agent: 'helper"><script>', taskQueue });
 });
 afterAll(async () => {
   await ui?.close();

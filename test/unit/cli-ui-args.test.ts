@@ -17,12 +17,9 @@ function rejected(argv: string[]): string {
 describe('durable-agent ui', () => {
   it('parses its port, user and chat agent, keeping absent options absent', () => {
     expect(parseCommand(['ui'])).toEqual<Command>({ name: 'ui' });
-    expect(parseCommand(['ui', '--port', '4310', '--user', 'ada', '--agent', 'assistant'])).toEqual<Command>({
-      name: 'ui',
-      port: 4310,
-      userId: 'ada',
-      agent: 'assistant',
-    });
+    expect(
+      parseCommand(['ui', '--port', '4310', '--user', 'ada', '--agent', 'assistant', '--task-queue', 'orders']),
+    ).toEqual<Command>({ name: 'ui', port: 4310, userId: 'ada', agent: 'assistant', taskQueue: 'orders' });
   });
 
   it('refuses a port that is not one, and arguments it does not take', () => {
