@@ -7,7 +7,7 @@ import { SEARCH_ATTRIBUTES, type SearchAttributeCliType } from '../../protocol/s
 const IndexedValueType = proto.temporal.api.enums.v1.IndexedValueType;
 
 /** The indexed value type of each CLI type name durable-agent uses. */
-const INDEXED_TYPES: Record<SearchAttributeCliType, number> = {
+export const INDEXED_TYPES: Record<SearchAttributeCliType, number> = {
   Keyword: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
   KeywordList: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST,
   Datetime: IndexedValueType.INDEXED_VALUE_TYPE_DATETIME,
