@@ -14,6 +14,7 @@ import { DEFAULTS, type AuthenticatedUser } from './handler-options.js';
 import { HttpRefusal, refusalResponse } from './http-refusal.js';
 import { itemsOf, listInbox, queryString } from './inbox-listing.js';
 import { INBOX_DEFAULTS, MAX_INBOX_RUNS, type InboxHandlerOptions } from './inbox-options.js';
+import { listConversation } from './inbox-conversation.js';
 import { accessRun, type InboxRunAccess } from './inbox-run.js';
 import { malformed, readJsonBody } from './read-body.js';
 import { runViewResponse } from './run-view-stream.js';
@@ -35,7 +36,8 @@ const MAX_WORKFLOW_ID = 1_000;
  *
  * - `GET …/inbox`: the waiting runs (the user's own; every run for a `reviewer`) and their requests: approvals with
  *   the call's arguments, MCP questions with their schema, client-side tool calls; who asked and since when.
- * - `GET …/inbox/runs/:workflowId`: one run: who, what agent, its status and pending requests.
+ * - `GET …/inbox/conversations/:conversationId`: the runs of a conversation's turns (a chat's too), oldest first.
+ * - `GET …/inbox/runs/:workflowId[?run=:firstRunId]`: one run: who, what agent, its status and pending requests.
  * - `GET …/inbox/runs/:workflowId/stream`: the run from its start as a UI message stream, live until it ends.
  * - `POST …/inbox/runs/:workflowId/approvals/:toolCallId`: `{ approved, reason?, token }`.
  * - `POST …/inbox/runs/:workflowId/elicitations/:id`: `{ action, content?, token }`.
@@ -63,7 +65,9 @@ export function createInboxHandler(options: InboxHandlerOptions): (request: Requ
     try {
       const url = new URL(request.url);
       const route = routeOf(url.pathname);
-      if (!route) throw notFound('No such route: the inbox serves …/inbox and …/inbox/runs/:workflowId[/…].');
+      if (!route) {
+        throw notFound('No such route: the inbox serves …/inbox, …/inbox/conversations/:id and …/inbox/runs/:id[/…].');
+      }
       if (request.method !== route.method) {
         throw new HttpRefusal(405, RefusalCode.HttpMethodNotAllowed, `Use ${route.method} for this route.`);
       }
@@ -74,7 +78,12 @@ export function createInboxHandler(options: InboxHandlerOptions): (request: Requ
         const scope = { userId: user.userId, everyone: reviewer, taskQueue: options.taskQueue };
         return json(await listInbox(client, scope, settings));
       }
-      const access = await accessRun(client, route.workflowId, user, reviewer, options.taskQueue);
+      if (route.name === 'conversation') {
+        const scope = { userId: user.userId, everyone: reviewer, taskQueue: options.taskQueue };
+        return json(await listConversation(client, route.conversationId, scope));
+      }
+      const lookup = { workflowId: route.workflowId, firstRunId: runParam(url), taskQueue: options.taskQueue };
+      const access = await accessRun(client, lookup, user, reviewer);
       switch (route.name) {
         case 'run':
           return json(await runSummary(access));
@@ -110,6 +119,7 @@ export function createInboxHandler(options: InboxHandlerOptions): (request: Requ
 
 type Route =
   | { name: 'list'; method: 'GET' }
+  | { name: 'conversation'; method: 'GET'; conversationId: string }
   | { name: 'run' | 'stream'; method: 'GET'; workflowId: string }
   | { name: 'approval' | 'elicitation' | 'tool-result'; method: 'POST'; workflowId: string; id: string };
 
@@ -123,6 +133,9 @@ function routeOf(pathname: string): Route | undefined {
   const rest = segments.slice(at + 1).map(decoded);
   if (rest.length === 0) return { name: 'list', method: 'GET' };
   const [runs, workflowId, action, id] = rest;
+  if (runs === 'conversations' && rest.length === 2 && workflowId && workflowId.length <= MAX_WORKFLOW_ID) {
+    return { name: 'conversation', method: 'GET', conversationId: workflowId };
+  }
   if (runs !== 'runs' || !workflowId || workflowId.length > MAX_WORKFLOW_ID) return undefined;
   if (rest.length === 2) return { name: 'run', method: 'GET', workflowId };
   if (rest.length === 3 && action === 'stream') return { name: 'stream', method: 'GET', workflowId };
@@ -130,6 +143,12 @@ function routeOf(pathname: string): Route | undefined {
     return { name: ACTIONS[action as keyof typeof ACTIONS], method: 'POST', workflowId, id };
   }
   return undefined;
+}
+
+/** The `run` query parameter: the first execution's run id a page names a run by (a UUID), if well formed. */
+function runParam(url: URL): string | undefined {
+  const run = url.searchParams.get('run');
+  return run !== null && /^[0-9a-f-]{36}$/i.test(run) ? run : undefined;
 }
 
 function decoded(segment: string): string {

@@ -22,24 +22,37 @@ export interface InboxRunAccess {
   conversationId: string | undefined;
 }
 
+/** Which run an inbox route names, and where to look for it. */
+export interface RunLookup {
+  workflowId: string;
+  /** The run's first execution, when the page knows it (a workflow id a chat reuses names one run per turn). */
+  firstRunId?: string | undefined;
+  /** Only runs on this task queue (the handler's `taskQueue`). */
+  taskQueue?: string | undefined;
+}
+
 /**
- * Finds run `workflowId` for `user`: an `agentRun` workflow (on `taskQueue`, when given) whose user is theirs, or
- * any for a `reviewer`.
+ * Finds the run `lookup` names for `user`: an `agentRun` workflow (on the task queue, when given) whose user is theirs,
+ * or any for a `reviewer`. Without `firstRunId`, the workflow id's latest run.
  *
  * @throws HttpRefusal `Http.NotFound` for anything else (no such workflow, another type, another user's run).
  */
 export async function accessRun(
   client: AgentClient,
-  workflowId: string,
+  lookup: RunLookup,
   user: AuthenticatedUser,
   reviewer: boolean,
-  /** Only runs on this task queue (the handler's `taskQueue`). */
-  taskQueue?: string,
 ): Promise<InboxRunAccess> {
+  const { workflowId, taskQueue } = lookup;
   const missing = () => notFound(`No run ${workflowId} of yours: check the id, or ask a reviewer.`);
   let description;
   try {
     description = await client.temporal.workflow.getHandle(workflowId).describe();
+    const latestFirstRunId = description.raw.workflowExecutionInfo?.firstRunId || description.runId;
+    if (lookup.firstRunId !== undefined && lookup.firstRunId !== latestFirstRunId) {
+      // An earlier run of a reused workflow id (a chat's earlier turn): closed, since a later one started.
+      description = await client.temporal.workflow.getHandle(workflowId, lookup.firstRunId).describe();
+    }
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) throw missing();
     throw error;

@@ -5,6 +5,7 @@ export type { AgentHandlerOptions, AuthenticatedUser, ChatTurnContext } from './
 export { createInboxHandler } from './inbox-handler.js';
 export type { InboxHandlerOptions } from './inbox-options.js';
 export type { InboxItem, InboxListing, InboxRun } from './inbox-listing.js';
+export type { ConversationListing, ConversationRun } from './inbox-conversation.js';
 export { toNodeListener } from './node-listener.js';
 export { UI_MESSAGE_STREAM_HEADERS } from './sse.js';
 export { approvalIdOf, UiMessageChunkMapper, type ElicitationData, type WebStreamPart } from './ui-message-chunks.js';

@@ -182,6 +182,11 @@ describe('the inbox page in a real browser', () => {
       await page.click('#chat-send');
       await page.waitForSelector('.message.assistant >> text=Hello from the scripted helper.', { timeout: 20_000 });
       expect(await page.locator('.message.user').textContent()).toContain('Hi there');
+      // The chat is a conversation of its turns: its page lists them and shows the newest.
+      const chatId = decodeURIComponent(new URL(page.url()).hash.replace('#/chat/', ''));
+      await page.goto(`${new URL(page.url()).origin}/#/conversations/${encodeURIComponent(chatId)}`);
+      await page.waitForSelector('.turn[data-status="COMPLETED"] >> text=helper', { timeout: 20_000 });
+      await page.waitForSelector('.live >> text=Hello from the scripted helper.', { timeout: 20_000 });
     });
   });
 });

@@ -74,8 +74,8 @@ async function withInbox(fn: (server: TestHttpServer, start: typeof startRun) =>
     });
     const server = await serveHandler(handler);
     runsStarted = [];
-    startRun = async (agent, userId) => {
-      const run = await harness.start(agent, 'Go', { userId });
+    startRun = async (agent, userId, conversationId) => {
+      const run = await harness.start(agent, 'Go', { userId, ...(conversationId ? { conversationId } : {}) });
       runsStarted.push(run);
       return run;
     };
@@ -88,7 +88,7 @@ async function withInbox(fn: (server: TestHttpServer, start: typeof startRun) =>
   });
 }
 let runsStarted: AgentRun[] = [];
-let startRun: (agent: string, userId: string) => Promise<AgentRun>;
+let startRun: (agent: string, userId: string, conversationId?: string) => Promise<AgentRun>;
 
 function call(
   server: TestHttpServer,
@@ -231,6 +231,29 @@ describe('the inbox over HTTP', () => {
       expect(own.status).toBe(200);
       expect((await painter.result()).text).toBe('painter is done.');
       expect((await checked.result()).text).toBe('checked-mailer is done.');
+    });
+  });
+
+  it('lists a conversation’s turns, oldest first, to its user and reviewers only; a run is named by its first run id', async () => {
+    await withInbox(async (server, start) => {
+      const conversationId = `conv-${Date.now().toString(36)}`;
+      const first = await start('mailer', 'ada', conversationId);
+      const second = await start('painter', 'ada', conversationId);
+      type Listing = { runs: Array<{ workflowId: string; firstRunId: string; agent?: string; status: string }> };
+      const turns = async (user: string) =>
+        (await (await call(server, user, `/conversations/${conversationId}`)).json()) as Listing;
+      await expect.poll(async () => (await turns('ada')).runs.length, { timeout: 20_000 }).toBe(2);
+      const { runs } = await turns('ada');
+      expect(runs.map((r) => [r.workflowId, r.agent, r.status])).toEqual([
+        [first.id, 'mailer', 'RUNNING'],
+        [second.id, 'painter', 'RUNNING'],
+      ]);
+      expect((await turns('bob')).runs).toEqual([]);
+      expect((await turns('rita')).runs).toHaveLength(2);
+      const pinned = await call(server, 'ada', `${path(first)}?run=${runs[0]!.firstRunId}`);
+      expect(await pinned.json()).toMatchObject({ workflowId: first.id, conversationId, userId: 'ada', yours: true });
+      const otherRun = await call(server, 'ada', `${path(first)}?run=00000000-0000-4000-8000-000000000000`);
+      expect(await errorCode(otherRun)).toEqual([404, 'Http.NotFound']);
     });
   });
 

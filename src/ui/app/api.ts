@@ -44,7 +44,13 @@ async function answer<T>(response: Response): Promise<T> {
   return (await response.json()) as T;
 }
 
-/** The inbox API's path for a run (and what follows). */
-export function runPath(workflowId: string, rest = ''): string {
-  return `/api/inbox/runs/${encodeURIComponent(workflowId)}${rest}`;
+/** The inbox API's path for a run (and what follows), pinned to its first execution when `firstRunId` is given. */
+export function runPath(workflowId: string, rest = '', firstRunId?: string): string {
+  const query = firstRunId ? `?run=${encodeURIComponent(firstRunId)}` : '';
+  return `/api/inbox/runs/${encodeURIComponent(workflowId)}${rest}${query}`;
+}
+
+/** The page's address of a run (its view). */
+export function runHash(workflowId: string, firstRunId?: string): string {
+  return `#/runs/${encodeURIComponent(workflowId)}${firstRunId ? `?run=${encodeURIComponent(firstRunId)}` : ''}`;
 }

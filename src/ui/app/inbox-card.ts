@@ -1,7 +1,7 @@
 // One request a person can answer, as a card: what is asked (the call and its arguments, the server's question as a
 // form, the client-side tool), who asked and since when, and the buttons that answer it through the run.
 import type { InboxItem, InboxRun } from '../../http/inbox-listing.js';
-import { ApiError, postJson, runPath } from './api.js';
+import { ApiError, postJson, runHash, runPath } from './api.js';
 import { h, pretty, replaceChildren } from './dom.js';
 import { schemaForm } from './schema-form.js';
 import { ago, exact } from './time.js';
@@ -31,7 +31,7 @@ export function inboxCard(item: InboxItem, run: InboxRun | undefined, answered: 
         `${who} · asked `,
         since,
         ' · ',
-        h('a', { href: `#/runs/${encodeURIComponent(item.workflowId)}` }, 'open run'),
+        h('a', { href: runHash(item.workflowId, run?.firstRunId || undefined) }, 'open run'),
       ),
     ),
     ...body(item, run, async (send) => {
@@ -62,7 +62,8 @@ export function refreshTimes(root: ParentNode): void {
 type Act = (send: () => Promise<string>) => Promise<void>;
 
 function body(item: InboxItem, run: InboxRun | undefined, act: Act): HTMLElement[] {
-  const path = (kind: string) => runPath(item.workflowId, `/${kind}/${encodeURIComponent(item.id)}`);
+  const path = (kind: string) =>
+    runPath(item.workflowId, `/${kind}/${encodeURIComponent(item.id)}`, run?.firstRunId || undefined);
   switch (item.kind) {
     case 'approval': {
       const reason = h('input', { type: 'text', class: 'reason', placeholder: 'Reason (optional)' });

@@ -1,7 +1,9 @@
 // The inbox page: a header, and one view at a time chosen by the address's hash: the inbox (`#/`), a run
-// (`#/runs/<workflowId>`), a chat with the page's agent (`#/chat/<id>`, `#/chat/new` starts one).
+// (`#/runs/<workflowId>[?run=<firstRunId>]`), a conversation's turns (`#/conversations/<id>`), a chat with the page's
+// agent (`#/chat/<id>`, `#/chat/new` starts one).
 import { h, replaceChildren } from './dom.js';
 import { chatView } from './chat-view.js';
+import { conversationView } from './conversation-view.js';
 import { inboxView } from './inbox-view.js';
 import { runView } from './run-view.js';
 
@@ -29,12 +31,14 @@ let current: AbortController | undefined;
 function route(): void {
   current?.abort();
   current = new AbortController();
-  const hash = location.hash.replace(/^#\/?/, '');
+  const [hash = '', query] = location.hash.replace(/^#\/?/, '').split('?');
   const [view, ...rest] = hash.split('/');
   const id = decodeURIComponent(rest.join('/'));
+  const params = new URLSearchParams(query);
   inboxLink.classList.toggle('active', view === '' || view === undefined);
   chatLink?.classList.toggle('active', view === 'chat');
-  if (view === 'runs' && id) return runView(main, id, current.signal);
+  if (view === 'runs' && id) return runView(main, id, params.get('run') ?? undefined, current.signal);
+  if (view === 'conversations' && id) return conversationView(main, id, current.signal);
   if (view === 'chat' && agent) {
     if (id === '' || id === 'new') {
       location.replace(`#/chat/c-${crypto.randomUUID().slice(0, 8)}`);

@@ -10,6 +10,7 @@ import { jsonEvents } from './sse.js';
 
 interface RunSummary {
   workflowId: string;
+  firstRunId: string;
   agent?: string;
   userId?: string;
   conversationId?: string;
@@ -19,26 +20,44 @@ interface RunSummary {
   items: InboxItem[];
 }
 
-/** Renders run `workflowId` into `root` and follows it until it ends or `signal` aborts. */
-export function runView(root: HTMLElement, workflowId: string, signal: AbortSignal): void {
+/**
+ * Renders run `workflowId` (its first execution `firstRunId`, when the address names one) into `root` and follows it
+ * until it ends or `signal` aborts.
+ */
+export function runView(
+  root: HTMLElement,
+  workflowId: string,
+  firstRunId: string | undefined,
+  signal: AbortSignal,
+): void {
   const meta = h('p', { class: 'summary' }, 'Loading…');
   const requests = h('section', { class: 'items' });
   const view = new MessageView({
     approve: async ({ toolCallId, token }, approved) => {
-      await postJson(runPath(workflowId, `/approvals/${encodeURIComponent(toolCallId)}`), { approved, token });
+      await postJson(runPath(workflowId, `/approvals/${encodeURIComponent(toolCallId)}`, firstRunId), {
+        approved,
+        token,
+      });
     },
     answer: async ({ id, token }, reply) => {
-      await postJson(runPath(workflowId, `/elicitations/${encodeURIComponent(id)}`), { ...reply, token });
+      await postJson(runPath(workflowId, `/elicitations/${encodeURIComponent(id)}`, firstRunId), { ...reply, token });
     },
   });
   replaceChildren(root, h('h1', {}, 'Run ', h('code', {}, workflowId)), meta, requests, view.element);
 
   const summarize = async () => {
-    const run = await getJson<RunSummary>(runPath(workflowId), signal);
+    const run = await getJson<RunSummary>(runPath(workflowId, '', firstRunId), signal);
     replaceChildren(
       meta,
       `${run.agent ?? 'agent'}${run.userId ? ` for ${run.userId}` : ''}`,
-      run.conversationId ? ` · conversation ${run.conversationId}` : null,
+      run.conversationId
+        ? h(
+            'span',
+            {},
+            ' · conversation ',
+            h('a', { href: `#/conversations/${encodeURIComponent(run.conversationId)}` }, run.conversationId),
+          )
+        : null,
       ` · step ${run.step} · `,
       h('span', { class: 'run-status', 'data-status': run.status }, run.status),
     );
@@ -47,13 +66,13 @@ export function runView(root: HTMLElement, workflowId: string, signal: AbortSign
     replaceChildren(
       requests,
       ...tools.map((item) =>
-        inboxCard(item, { ...run, firstRunId: '', waiting: [], available: true }, () => void summarize()),
+        inboxCard(item, { ...run, firstRunId: run.firstRunId, waiting: [], available: true }, () => void summarize()),
       ),
     );
   };
 
   const follow = async () => {
-    const response = await fetch(runPath(workflowId, '/stream'), { signal });
+    const response = await fetch(runPath(workflowId, '/stream', firstRunId), { signal });
     if (!response.ok) throw await refused(response);
     for await (const chunk of jsonEvents(response)) {
       view.apply(chunk as UIMessageChunk);
