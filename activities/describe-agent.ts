@@ -18,6 +18,7 @@ import { describeToolRouting } from '../src/routing/describe-routing.js';
 import type { ToolManager } from '../src/tool/tool-manager.js';
 import { toJsonValue } from '../src/tool/json-safe.js';
 import { type ActivityDependencies, requireAgent, toToolContext } from '../src/worker/runtime/dependencies.js';
+import type { SearchAttributeLister } from '../src/worker/runtime/search-attributes-check.js';
 import { routingFailure, runRouting } from './run-routing.js';
 
 /**
@@ -46,6 +47,7 @@ export function createDescribeAgent(deps: ActivityDependencies) {
       });
     }
     const routing = await describeRouting(deps, agent, tools, input.run);
+    const searchAttributes = await namespaceHasSearchAttributes(deps);
     const approvalTimeoutMs = agent.approvalTimeoutMs;
     // The run records these first messages; caching them now spares the first model call a transcript query.
     const execution = Context.current().info.workflowExecution;
@@ -82,8 +84,27 @@ export function createDescribeAgent(deps: ActivityDependencies) {
       ...(routing ? { routing } : {}),
       // Recorded only when it differs from the default (streamed, default interval).
       ...(agent.streaming === false || agent.streaming.intervalMs !== undefined ? { streaming: agent.streaming } : {}),
+      // Recorded, so the run's upserts replay the same whatever a later worker finds.
+      ...(searchAttributes ? { searchAttributes: true as const } : {}),
     };
   };
+}
+
+/**
+ * Whether the run's namespace has durable-agent's search attributes, asked through the worker's own connection
+ * (its operator service) once per worker and namespace. No connection to ask with (a test environment): no.
+ */
+async function namespaceHasSearchAttributes(deps: ActivityDependencies): Promise<boolean> {
+  const context = Context.current();
+  const { namespace } = context.info;
+  let connection: unknown;
+  try {
+    connection = context.client.connection;
+  } catch {
+    return false;
+  }
+  const lister = (connection as { operatorService?: SearchAttributeLister } | undefined)?.operatorService;
+  return await deps.searchAttributes.available(namespace, lister);
 }
 
 /**

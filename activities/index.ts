@@ -16,6 +16,7 @@ import { resolveWorkerLimits } from '../src/worker/runtime/limits.js';
 import type { AgentRuntimeOptions } from '../src/worker/runtime/options.js';
 import { createMcpListTools } from './mcp-list-tools.js';
 import { McpRuntime } from '../src/worker/runtime/mcp-runtime.js';
+import { SearchAttributesCheck } from '../src/worker/runtime/search-attributes-check.js';
 import { createEmbedBatch, createRankTools } from './search-tools.js';
 import { TranscriptCache } from '../src/worker/runtime/transcript-cache.js';
 
@@ -41,6 +42,7 @@ export function createActivities(options: CreateActivitiesOptions) {
     progressIntervalMs: options.progressIntervalMs ?? 500,
     mcp: options.mcp ?? new McpRuntime(),
     elicitationHoldMs: options.elicitationHoldMs ?? 60_000,
+    searchAttributes: new SearchAttributesCheck(options.searchAttributes !== false),
   };
   return {
     describeAgent: createDescribeAgent(deps),

@@ -30,6 +30,9 @@ import { describeOrigin } from '../src/connection/describe-connection.js';
 import { resolveConnection } from '../src/connection/resolve-connection.js';
 import { DEFAULT_TASK_QUEUE, type RunEvent } from '../src/protocol/index.js';
 import { startDevServer } from '../src/worker/dev-server.js';
+import { RunRequestRejectedError } from '../src/client/errors/run-request-rejected-error.js';
+import { RefusalCode } from '../src/protocol/refusal-codes.js';
+import { startInboxUi, type InboxUi } from '../src/ui/ui-server.js';
 import { CONCIERGE_TOOLS, exampleEmbeddingModel, exampleModel } from './agents.js';
 
 /**
@@ -204,6 +207,7 @@ async function demo(cleanup: Cleanup, watchdog: Watchdog, startedAt: number): Pr
 
   section('Worker');
   const firstWorker = await startWorker(1, connection, client, cleanup, watchdog);
+  const inbox = await startInbox(client, connection.taskQueue, cleanup);
 
   section('Run');
   const run = await client.start('assistant', PROMPT, {
@@ -217,6 +221,7 @@ async function demo(cleanup: Cleanup, watchdog: Watchdog, startedAt: number): Pr
     const link = `${connection.uiUrl}/namespaces/${encodeURIComponent(connection.namespace)}/workflows/${encodeURIComponent(run.id)}`;
     say(`Follow it in the Temporal Web UI: ${style.cyan(link)}`);
   }
+  say(`Or in the inbox page, where people decide: ${style.cyan(inbox.url)}`);
   say(style.dim('Events as the run records them, and the answer as the model writes it:'));
 
   const printer = new RunPrinter({ format: createEventFormatter({ style }), style, linePrefix: '  ' });
@@ -280,6 +285,25 @@ async function demo(cleanup: Cleanup, watchdog: Watchdog, startedAt: number): Pr
   const routed = await routedRun(client, offline, watchdog);
   const chat = await conversationDemo(client, worker, connection, cleanup, watchdog, offline);
   summarize(result, crashed, killedMidAnswer, routed, chat, connection, run.id, startedAt);
+}
+
+/**
+ * The inbox page (`npx durable-agent ui`) for the demo's user while the demo runs: what waits for people across runs,
+ * each run live, a chat box with the assistant. The link signs a browser in.
+ */
+async function startInbox(client: AgentClient, taskQueue: string, cleanup: Cleanup): Promise<InboxUi> {
+  const inbox = await startInboxUi({
+    client,
+    user: APPROVER,
+    agent: 'assistant',
+    taskQueue,
+    onError: (error) => say(style.yellow(`inbox page: ${error instanceof Error ? error.message : String(error)}`)),
+  });
+  cleanup.add(() => inbox.close());
+  say(
+    `Inbox page (serves while the demo runs; later: npx durable-agent ui --user ${APPROVER} --task-queue ${shellQuote(taskQueue)}): ${style.cyan(inbox.url)}`,
+  );
+  return inbox;
 }
 
 /** What the conversation did, for the summary. */
@@ -778,12 +802,22 @@ async function decide(
   } else {
     say(style.dim(`Deciding as ${APPROVER} (pass --interactive to decide yourself).`));
   }
-  const record = approved
-    ? await run.approve(pending.toolCallId, {
-        approver: APPROVER,
-        reason: 'Checked the recipient and the text: fine to send.',
-      })
-    : await run.deny(pending.toolCallId, { approver: APPROVER, reason: reason ?? `${APPROVER} chose not to send it.` });
+  let record;
+  try {
+    record = approved
+      ? await run.approve(pending.toolCallId, {
+          approver: APPROVER,
+          reason: 'Checked the recipient and the text: fine to send.',
+        })
+      : await run.deny(pending.toolCallId, {
+          approver: APPROVER,
+          reason: reason ?? `${APPROVER} chose not to send it.`,
+        });
+  } catch (error) {
+    // Someone decided in the inbox page first: the run took that decision, and shows it.
+    if (!RunRequestRejectedError.isInstance(error) || error.code !== RefusalCode.ApprovalAlreadyDecided) throw error;
+    say(style.dim('Already decided in the inbox page.'));
+  }
   if (record) say(formatDecision(record, style));
 }
 

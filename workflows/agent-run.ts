@@ -35,6 +35,7 @@ import { ModelCallGate } from './model-call-gate.js';
 import { AgentRunState } from './run-state.js';
 import { RunStream } from './run-stream.js';
 import { settleToolCalls } from './tool-calls.js';
+import { WaitingAttributes } from './waiting-attributes.js';
 
 type Activities = ReturnType<typeof createActivities>;
 
@@ -80,12 +81,16 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
   // `describeAgent` local activity may be replayed in an earlier task than the one that recorded its marker.
   const modelDeltas = state.stream !== undefined && patched(PATCHES.modelDeltas);
   const listBudget = input.continuation === undefined && patched(PATCHES.mcpListBudget);
+  const inbox = patched(PATCHES.inbox);
+  state.checksAnswers = inbox;
   try {
     const { workflowId, runId } = workflowInfo();
     const run: RunRef = { workflowId, runId };
     const description =
       input.continuation?.description ?? (await describe(state, input, run, listBudget, (l) => (listings = l)));
     state.approvals.setEarlyDecisions(description.approval.earlyDecisions === true);
+    state.authorizesDecisions = description.approval.authorize === true;
+    if (inbox && description.searchAttributes === true) publishWaiting(state, description);
     const { generate } = proxyActivities<Activities>(generateActivityOptions(description));
     const maxSteps = input.maxSteps ?? description.maxSteps;
     let stopReason: StopReason = 'max-steps';
@@ -189,6 +194,13 @@ async function describe(
     await listMcpServers(state, description, run, servers);
   }
   return description;
+}
+
+/** Publishes the run's identity and, from now on, what it waits for as search attributes (`PATCHES.inbox`). */
+function publishWaiting(state: AgentRunState, description: AgentDescription): void {
+  const attributes = new WaitingAttributes(state);
+  attributes.identify(description.agentName, state.run);
+  state.publishWaiting(attributes);
 }
 
 /**

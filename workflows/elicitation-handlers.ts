@@ -1,6 +1,11 @@
-import { condition, log, patched, setHandler, uuid4 } from '@temporalio/workflow';
+import { condition, log, patched, proxyLocalActivities, setHandler, uuid4, workflowInfo } from '@temporalio/workflow';
+import type { createActivities } from '../activities/index.js';
 import {
   ELICITATION_LIMITS,
+  ELICITATION_REQUEST_TOOL_NAME,
+  INPUT_LIMITS,
+  jsonBytes,
+  type Refusal,
   type ElicitationAsk,
   type ElicitationAskOutcome,
   type ElicitationRecord,
@@ -18,6 +23,12 @@ import {
 import { PATCHES } from './patches.js';
 import { refusal, refuse } from './refusals.js';
 import type { AgentRunState } from './run-state.js';
+
+// The agent's authorizeDecision hook, for answers from someone other than the run's user (as for approvals).
+const { authorizeDecision } = proxyLocalActivities<ReturnType<typeof createActivities>>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 5 },
+});
 
 /**
  * MCP questions. Since v0.4.0 a tool activity asks once, by update (`elicitationAskUpdate`): the run records the
@@ -40,22 +51,88 @@ export function registerElicitationHandlers(state: AgentRunState): void {
   });
   setHandler(
     elicitationResponseUpdate,
-    (response) => {
-      const record = applyAnswer(state, response);
-      // The validator accepted it, so only an answer applied in between can have taken the question.
-      if (!record) {
-        throw refusal(
-          elicitations.refusal(response) ?? {
-            code: RefusalCode.ElicitationAlreadyAnswered,
-            message: 'The question was answered while this answer was on its way.',
-          },
-        );
-      }
-      return record;
-    },
-    { validator: (response) => refuse(elicitations.refusal(response)) },
+    // An answer that asks to be checked waits for the agent's hook; any other applies in the activation it arrived in.
+    (response) =>
+      response.requireAuthorization === true ? answerChecked(state, response) : answerNow(state, response),
+    { validator: (response) => refuse(elicitations.refusal(response) ?? uncheckedResponder(state, response)) },
   );
   setHandler(elicitationQuery, (id) => elicitations.status(id));
+}
+
+/** Applies a validated answer, or refuses it when another answer took the question since the validator ran. */
+function answerNow(state: AgentRunState, response: ElicitationResponse): ElicitationRecord {
+  const record = applyAnswer(state, response);
+  // The validator accepted it, so only an answer applied in between can have taken the question.
+  if (!record) {
+    throw refusal(
+      state.elicitations.refusal(response) ?? {
+        code: RefusalCode.ElicitationAlreadyAnswered,
+        message: 'The question was answered while this answer was on its way.',
+      },
+    );
+  }
+  return record;
+}
+
+/**
+ * Why an answer that asks to be checked (its responder is not the run's user) cannot be: this execution predates
+ * checked answers (`PATCHES.inbox`), or the agent has no `authorizeDecision` hook. Validators are not replayed.
+ */
+function uncheckedResponder(state: AgentRunState, response: ElicitationResponse): Refusal | undefined {
+  if (response.requireAuthorization !== true) return undefined;
+  const notAuthorized = (why: string) => ({
+    code: RefusalCode.ElicitationNotAuthorized,
+    message: `The responder is not the run's user, and ${why}: only the run's user may answer its questions.`,
+  });
+  if (!state.checksAnswers) return notAuthorized('this run started before such answers could be checked');
+  if (!state.authorizesDecisions) return notAuthorized('the agent has no authorizeDecision hook to check who may');
+  if (jsonBytes(response.identity) > INPUT_LIMITS.identityBytes) {
+    return {
+      code: RefusalCode.InputTooLarge,
+      message: `identity must be at most ${INPUT_LIMITS.identityBytes} bytes of JSON.`,
+    };
+  }
+  return undefined;
+}
+
+/**
+ * An answer from someone other than the run's user: the agent's `authorizeDecision` hook (a local activity) is asked
+ * first, with the question as a request whose `toolName` is `mcp.elicitation`. A refused answer changes nothing; an
+ * allowed one applies, its responder the one the hook vouched for when it names one.
+ */
+async function answerChecked(state: AgentRunState, response: ElicitationResponse): Promise<ElicitationRecord> {
+  const question = state.elicitations.pendingQuestion(response.id);
+  if (!question) return answerNow(state, response);
+  const { workflowId, runId } = workflowInfo();
+  const verdict = await authorizeDecision({
+    agentName: state.agentName,
+    decision: {
+      toolCallId: question.toolCallId,
+      approved: response.action === 'accept',
+      ...(response.responder !== undefined ? { approver: response.responder } : {}),
+      ...(response.identity !== undefined ? { identity: response.identity } : {}),
+    },
+    request: {
+      toolCallId: question.toolCallId,
+      toolName: ELICITATION_REQUEST_TOOL_NAME,
+      args: {
+        questionId: question.id,
+        serverName: question.serverName,
+        toolName: question.toolName,
+        message: question.message,
+      },
+      step: state.runningTools.get(question.toolCallId)?.step ?? state.steps.length + 1,
+      requestedAt: question.requestedAt,
+    },
+    run: { workflowId, runId, ...state.run, agentName: state.agentName },
+  });
+  if (!verdict.allowed) {
+    throw refusal({
+      code: RefusalCode.ElicitationNotAuthorized,
+      message: `The agent's authorizeDecision refused the answer: ${verdict.reason ?? 'Not authorized.'}`,
+    });
+  }
+  return answerNow(state, verdict.approver !== undefined ? { ...response, responder: verdict.approver } : response);
 }
 
 /** Records an activity's question (new ones get a token and an event) and holds it until answered or the hold ends. */

@@ -6,7 +6,7 @@ import type { RunEvent, RunEventBody } from '../src/protocol/index.js';
  */
 export class EventLog {
   private readonly events: RunEvent[];
-  private listener: ((event: RunEvent) => void) | undefined;
+  private readonly listeners: Array<(event: RunEvent) => void> = [];
 
   constructor(carried: RunEvent[] = []) {
     this.events = [...carried];
@@ -16,13 +16,13 @@ export class EventLog {
   emit(body: RunEventBody): RunEvent {
     const event = this.preview(body);
     this.events.push(event);
-    this.listener?.(event);
+    for (const listener of this.listeners) listener(event);
     return event;
   }
 
-  /** Hands every event emitted from now on to `listener` too (the run's stream). */
+  /** Hands every event emitted from now on to `listener` too (the run's stream, its search attributes). */
   onEmit(listener: (event: RunEvent) => void): void {
-    this.listener = listener;
+    this.listeners.push(listener);
   }
 
   /** The event `emit(body)` would append now, without appending it. */

@@ -1,5 +1,5 @@
 import { condition, log, setHandler, workflowInfo } from '@temporalio/workflow';
-import { RefusalCode, type Refusal } from '../src/protocol/index.js';
+import { RefusalCode, type ApprovalDecision, type Refusal } from '../src/protocol/index.js';
 import { refusal } from './refusals.js';
 import { registerElicitationHandlers } from './elicitation-handlers.js';
 import {
@@ -50,7 +50,11 @@ export function registerHandlers(state: AgentRunState): void {
     },
     {
       validator: (decision) =>
-        reject(approvals.malformed(decision) ?? held(state, approvals.rejection(decision), ApprovalUnknownCall)),
+        reject(
+          approvals.malformed(decision) ??
+            held(state, approvals.rejection(decision), ApprovalUnknownCall) ??
+            uncheckedDecider(state, decision),
+        ),
     },
   );
   setHandler(toolResultSignal, async (submission) => {
@@ -94,6 +98,20 @@ const { ApprovalUnknownCall, ToolResultUnknownCall } = RefusalCode;
  */
 function held(state: AgentRunState, why: Refusal | undefined, unknownCall: RefusalCode): Refusal | undefined {
   return why?.code === unknownCall && state.modelCall.mayHold() ? undefined : why;
+}
+
+/**
+ * A decision whose sender is not the run's user asks to be checked by the agent's `authorizeDecision` hook: without
+ * one, nothing would check it, so it is refused. (Validators are not replayed: refusing more needs no patch.)
+ */
+function uncheckedDecider(state: AgentRunState, decision: ApprovalDecision): Refusal | undefined {
+  if (decision.requireAuthorization !== true || state.authorizesDecisions) return undefined;
+  return {
+    code: RefusalCode.ApprovalNotAuthorized,
+    message:
+      "The decider is not the run's user, and the agent has no authorizeDecision hook to check who may decide: " +
+      "only the run's user may decide on its calls. Give the agent approval.authorizeDecision to let others decide.",
+  };
 }
 
 function reject(why: Refusal | string | undefined): void {

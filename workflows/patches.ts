@@ -76,4 +76,15 @@ export const PATCHES = {
    * it was refused or dropped. An accepted update leaves events in history a refused one did not, hence the patch.
    */
   answersAfterModelCall: 'durable-agent.answers-after-model-call',
+  /**
+   * 0.4.0, decided at the start of each execution (before `describeAgent`, like `modelDeltas`): what an inbox needs
+   * of a run. (1) When the worker found durable-agent's search attributes in the namespace (recorded in the agent's
+   * description as `searchAttributes`), the run upserts its agent, user and conversation once, and what it waits for
+   * (`DurableAgentWaiting`, `DurableAgentWaitingSince`) whenever that changes (`workflows/waiting-attributes.ts`).
+   * (2) An MCP answer flagged `requireAuthorization` (sent by someone other than the run's user) is checked by the
+   * agent's `authorizeDecision` hook (a local activity) before it applies. Executions without the marker upsert
+   * nothing and refuse flagged answers in the validator; a run upgraded mid-way publishes from its next execution only
+   * if its description says so (descriptions recorded earlier do not).
+   */
+  inbox: 'durable-agent.inbox',
 } as const;

@@ -33,6 +33,7 @@ import { newCollisions } from './mcp-collisions.js';
 import { ModelCallGate } from './model-call-gate.js';
 import { RoutingState } from './routing-state.js';
 import type { RunStream } from './run-stream.js';
+import type { WaitingAttributes } from './waiting-attributes.js';
 
 /**
  * Everything a run knows, and the transitions between its states. Plain data and pure methods: the workflow's
@@ -54,7 +55,16 @@ export class AgentRunState {
   modelCall = new ModelCallGate();
   /** The run's stream, for runs started since 0.4.0 (`PATCHES.runStream`); see {@link attachStream}. */
   stream: RunStream | undefined;
+  /** The agent has an `authorizeDecision` hook (known once the agent is described; recorded in its description). */
+  authorizesDecisions = false;
+  /**
+   * This execution checks answers flagged `requireAuthorization` with the agent's `authorizeDecision`
+   * (`PATCHES.inbox`, decided at its start): executions without it refuse such answers.
+   */
+  checksAnswers = false;
   readonly run: RunContextData;
+  /** The agent the run was started with. */
+  readonly agentName: string;
   readonly events: EventLog;
   readonly approvals: ApprovalBook;
   readonly clientTools: ClientToolBook;
@@ -82,6 +92,7 @@ export class AgentRunState {
   constructor(input: AgentRunInput, options: { bound?: boolean } = {}) {
     const carried = input.continuation;
     const bound = options.bound ?? false;
+    this.agentName = input.agentName;
     this.run = {
       ...(input.userId !== undefined ? { userId: input.userId } : {}),
       ...(input.conversationId !== undefined ? { conversationId: input.conversationId } : {}),
@@ -102,6 +113,14 @@ export class AgentRunState {
     this.elicitations = new ElicitationBook(carried?.elicitations ?? []);
     this.elicitationTimeoutMs = input.elicitationTimeoutMs ?? carried?.description.mcp?.elicitationTimeoutMs;
     for (const listing of carried?.mcpListings ?? []) this.keepListing(listing);
+  }
+
+  /**
+   * Publishes what the run waits for as search attributes from now on: after every event, since each request and
+   * each answer emits one once the books have changed.
+   */
+  publishWaiting(attributes: WaitingAttributes): void {
+    this.events.onEmit(() => attributes.sync());
   }
 
   /** Gives the run its stream: every event emitted from now on is published on it too. */

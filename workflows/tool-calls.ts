@@ -311,7 +311,8 @@ async function awaitDecision(
 async function awaitClientResult(ctx: StepContext, call: ValidCall, args: JsonValue): Promise<SettledCall> {
   const { state, step } = ctx;
   const { toolCallId, toolName } = call;
-  state.clientTools.request({ toolCallId, toolName, args, step });
+  // `requestedAt` is state only (the state query's answer): no command depends on it.
+  state.clientTools.request({ toolCallId, toolName, args, step, requestedAt: new Date().toISOString() });
   state.events.emit({ type: 'tool-result-requested', step, toolCallId, toolName, args: previewOutput(args) });
   await condition(() => state.clientTools.hasResult(toolCallId));
   const submission = state.clientTools.take(toolCallId);

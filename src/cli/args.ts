@@ -48,7 +48,8 @@ export type Command =
   | { name: 'submit'; runId: string; toolCallId: string; output: JsonValue; isError: boolean }
   | { name: 'cancel'; runId: string }
   | { name: 'state'; runId: string; json: boolean }
-  | { name: 'list'; query?: string; limit: number };
+  | { name: 'list'; query?: string; limit: number }
+  | { name: 'ui'; port?: number; userId?: string; agent?: string; taskQueue?: string };
 
 const DEFAULT_LIST_LIMIT = 20;
 
@@ -156,6 +157,16 @@ export function parseCommand(argv: readonly string[]): Command {
       return { name, runId: args[0]! };
     case 'state':
       return { name, runId: args[0]!, json: values.json === true };
+    case 'ui': {
+      const port = text('port');
+      return {
+        name,
+        ...optional('port', port === undefined ? undefined : parsePort(port, name)),
+        ...optional('userId', text('user')),
+        ...optional('agent', text('agent')),
+        ...optional('taskQueue', text('task-queue')),
+      };
+    }
     case 'list':
       return {
         name,
@@ -236,6 +247,14 @@ function parseCount(text: string | undefined, what: string, fallback: number, co
     });
   }
   return Number(text);
+}
+
+function parsePort(text: string, command: CommandName): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text.trim()) || port < 1 || port > 65_535) {
+    throw new CliUsageError(`--port must be a port number (1 to 65535), not '${text}'.`, { command });
+  }
+  return port;
 }
 
 function optionalString(value: string | boolean | undefined): string | undefined {

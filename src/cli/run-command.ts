@@ -31,6 +31,7 @@ import { elicitationDetails, formatElicitationAnswer } from './format-elicitatio
 import { INLINE_ACTIONS, type InlineContext } from './inline-actions.js';
 import { printedParts, RunPrinter, type WatchPosition } from './live-text.js';
 import { chat } from './chat-command.js';
+import { uiCommand } from './ui-command.js';
 import type { Prompter } from './prompter.js';
 import { listRuns, runOutcome } from './run-overview.js';
 import type { Style } from './style.js';
@@ -95,6 +96,8 @@ async function dispatch(command: ClientCommand, ctx: CommandContext): Promise<nu
     }
     case 'chat':
       return await chat(command, ctx, watch, defaultPerson(ctx.env));
+    case 'ui':
+      return await uiCommand(command, ctx, defaultPerson(ctx.env));
     case 'watch':
       return await watch(
         ctx.client.getRun(command.runId),

@@ -163,6 +163,27 @@ export const COMMANDS = {
       help: HELP,
     },
   },
+  ui: {
+    args: [],
+    summary: 'Serve the inbox page: what waits for people across runs, live run views, a chat box.',
+    details: [
+      'Serves a small web app on 127.0.0.1 and prints the link that signs a browser in. The inbox lists every',
+      'approval, MCP question and client-side tool request that waits in the namespace, with who asked and since',
+      "when; a run's page streams it live. Decisions on your own runs (--user) are yours; on other users' runs the",
+      "agent's authorizeDecision checks them. Runs are found by their search attributes (docs/web.md).",
+    ].join('\n'),
+    options: {
+      port: { type: 'string', value: 'N', help: 'Port on 127.0.0.1 (default: a free one).' },
+      user: { type: 'string', value: 'ID', help: 'Who the page acts as, the userId of your runs (default: $USER).' },
+      agent: { type: 'string', value: 'NAME', help: 'The agent the chat box talks to (default: no chat box).' },
+      'task-queue': {
+        type: 'string',
+        value: 'Q',
+        help: 'Only runs on this task queue (default: every agent run of the namespace).',
+      },
+      help: HELP,
+    },
+  },
   list: {
     args: [],
     summary: 'List recent runs, newest first.',

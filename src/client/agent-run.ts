@@ -85,6 +85,29 @@ export interface DecisionOptions {
    * approval, and duplicates are ignored; an update rejects unknown or already-decided ids at once.
    */
   signal?: boolean;
+  /**
+   * The decider is not the run's user: the run refuses the decision (`Approval.NotAuthorized`) unless the agent's
+   * `authorizeDecision` hook checks it. What an inbox sends for a reviewer; updates only (not with `signal`).
+   */
+  requireAuthorization?: boolean;
+}
+
+/** Options of {@link AgentRun.respondToElicitation}. */
+export interface ElicitationAnswerOptions {
+  /** Who answers, as claimed; the hook may vouch for another name (see `requireAuthorization`). */
+  responder?: string;
+  /** Send as a fire-and-forget signal instead of an update (no refusal comes back). */
+  signal?: boolean;
+  /** The question's token, when you have it; otherwise read from `run.state()` just before sending. */
+  token?: string;
+  /**
+   * The responder is not the run's user: the run asks the agent's `authorizeDecision` hook first, and refuses the
+   * answer (`Elicitation.NotAuthorized`) when the hook does, when the agent has none, or when the run started before
+   * such answers were checked. Updates only (not with `signal`).
+   */
+  requireAuthorization?: boolean;
+  /** Evidence of the responder's identity for the hook. Stored in history: no secrets. */
+  identity?: JsonValue;
 }
 
 /** Options of an {@link AgentRun}. */
@@ -409,8 +432,9 @@ export class AgentRun {
   async respondToElicitation(
     id: string,
     answer: { action: 'accept' | 'decline' | 'cancel'; content?: ElicitationContent },
-    options: { responder?: string; signal?: boolean; token?: string } = {},
+    options: ElicitationAnswerOptions = {},
   ): Promise<ElicitationRecord | undefined> {
+    if (options.signal && options.requireAuthorization) throw checkedBySignalError();
     // The answer echoes the token only the recorded question shows (read from the run's state unless given).
     const token =
       options.token ??
@@ -423,6 +447,8 @@ export class AgentRun {
       ...(answer.content !== undefined ? { content: answer.content } : {}),
       ...(options.responder !== undefined ? { responder: options.responder } : {}),
       ...(token !== undefined ? { token } : {}),
+      ...(options.requireAuthorization ? { requireAuthorization: true } : {}),
+      ...(options.identity !== undefined ? { identity: options.identity } : {}),
     };
     if (options.signal) {
       await (await this.execution()).signal(elicitationResponseSignal, response);
@@ -449,6 +475,7 @@ export class AgentRun {
    * early decisions.)
    */
   private async decide(toolCallId: string, approved: boolean, options: DecisionOptions) {
+    if (options.signal && options.requireAuthorization) throw checkedBySignalError();
     const what = approved ? 'the approval' : 'the denial';
     const token = options.token ?? (await this.requestToken(what, toolCallId, options.signal === true));
     const decision: ApprovalDecision = {
@@ -458,6 +485,7 @@ export class AgentRun {
       ...(options.reason !== undefined ? { reason: options.reason } : {}),
       ...(options.approver !== undefined ? { approver: options.approver } : {}),
       ...(options.identity !== undefined ? { identity: options.identity } : {}),
+      ...(options.requireAuthorization ? { requireAuthorization: true } : {}),
     };
     if (options.signal) {
       await (await this.execution()).signal(approvalSignal, decision);
@@ -589,4 +617,11 @@ function translateRunError(err: unknown, runId: string): unknown {
   }
   const rootMessage = root instanceof Error ? root.message : String(root);
   return new RunFailedError({ runId, rootMessage, failureType }, { cause: err });
+}
+
+/** A signal has no validator: nothing could refuse a decision or answer that asks to be checked. */
+function checkedBySignalError(): TypeError {
+  return new TypeError(
+    'requireAuthorization needs an update (the run refuses what it cannot check): leave signal out to send it.',
+  );
 }

@@ -12,6 +12,7 @@ export {
   type AgentRunOptions,
   type AgentRunResult,
   type DecisionOptions,
+  type ElicitationAnswerOptions,
   type RunToolCall,
   type RunToolResult,
 } from './agent-run.js';
@@ -55,6 +56,9 @@ export {
   type PendingApproval,
   type PendingElicitation,
   type PendingToolResult,
+  SEARCH_ATTRIBUTES,
+  userKey,
+  type WaitingKind,
   type Refusal,
   type RunEvent,
   type RunState,

@@ -114,7 +114,7 @@ function routeOf(pathname: string): Route | undefined {
  * Browsers send `Origin` on cross-origin requests and on every POST: one that is neither the handler's own nor
  * allowed is refused. Without it, a POST carrying cookies that the browser marks cross-site is refused too.
  */
-function checkOrigin(request: Request, url: URL, allowed: string[]): void {
+export function checkOrigin(request: Request, url: URL, allowed: string[]): void {
   const origin = request.headers.get('origin');
   const refused = () =>
     new HttpRefusal(
@@ -130,7 +130,8 @@ function checkOrigin(request: Request, url: URL, allowed: string[]): void {
   if (request.headers.has('cookie') && request.headers.get('sec-fetch-site') === 'cross-site') throw refused();
 }
 
-async function authenticated(
+/** The user `authenticate` vouches for, or a 401 refusal (`Http.Unauthenticated`). */
+export async function authenticated(
   request: Request,
   authenticate: AgentHandlerOptions['authenticate'],
 ): Promise<AuthenticatedUser> {
@@ -299,7 +300,7 @@ function metadata(offset: number, status: 'waiting' | 'ended') {
 }
 
 /** A failure as a JSON answer with its code; anything unexpected is a bare 500 (details only to `onError`). */
-function errorResponse(
+export function errorResponse(
   error: unknown,
   request: Request,
   onError: (error: unknown, request: Request) => void,

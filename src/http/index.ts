@@ -2,6 +2,10 @@
 // Bun, Deno) speaking the AI SDK's UI message stream, and an adapter for Node's `http`. See docs/web.md.
 export { createAgentHandler } from './agent-handler.js';
 export type { AgentHandlerOptions, AuthenticatedUser, ChatTurnContext } from './handler-options.js';
+export { createInboxHandler } from './inbox-handler.js';
+export type { InboxHandlerOptions } from './inbox-options.js';
+export type { InboxItem, InboxListing, InboxRun } from './inbox-listing.js';
+export type { ConversationListing, ConversationRun } from './inbox-conversation.js';
 export { toNodeListener } from './node-listener.js';
 export { UI_MESSAGE_STREAM_HEADERS } from './sse.js';
 export { approvalIdOf, UiMessageChunkMapper, type ElicitationData, type WebStreamPart } from './ui-message-chunks.js';

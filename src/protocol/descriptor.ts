@@ -107,6 +107,12 @@ export interface AgentDescription {
    * Absent (the default, and descriptions recorded before): streamed with the default interval.
    */
   streaming?: false | { intervalMs?: number };
+  /**
+   * Since 0.4.0: the worker found durable-agent's search attributes (`SEARCH_ATTRIBUTES`) in the run's namespace, so
+   * the run may publish them (`PATCHES.inbox`). Absent: the run never upserts them, since upserting an attribute a
+   * namespace lacks fails every workflow task of the run.
+   */
+  searchAttributes?: true;
 }
 
 /** The run-scoped data given to tools, hooks and approval functions. Serializable: it is stored in history. */

@@ -1,7 +1,7 @@
 import { sha256 } from '@noble/hashes/sha2';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
 import { jsonBytes } from './bytes.js';
-import type { JsonObject } from './json.js';
+import type { JsonObject, JsonValue } from './json.js';
 
 /** An MCP server's question to a person during a tool call, as the run records it. */
 export interface ElicitationRequest {
@@ -57,7 +57,20 @@ export interface ElicitationResponse {
    * v0.4.0 have none.
    */
   token?: string;
+  /**
+   * The responder is not the run's user (an inbox's reviewer): refuse the answer (`Elicitation.NotAuthorized`) unless
+   * the agent's `authorizeDecision` hook allows it (runs started on 0.4.0 with `PATCHES.inbox`). Updates only.
+   */
+  requireAuthorization?: boolean;
+  /** Evidence of the responder's identity for the agent's `authorizeDecision` hook. Stored in history: no secrets. */
+  identity?: JsonValue;
 }
+
+/**
+ * The `toolName` of the request the agent's `authorizeDecision` hook is shown for an MCP answer from someone other
+ * than the run's user (its `args`: `questionId`, `serverName`, `toolName`, `message`).
+ */
+export const ELICITATION_REQUEST_TOOL_NAME = 'mcp.elicitation';
 
 /** An answer as the run recorded it: what the server is given, now or when the call is re-issued. */
 export interface ElicitationRecord {

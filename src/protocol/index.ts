@@ -17,3 +17,4 @@ export * from './routing.js';
 export * from './refusal-codes.js';
 export * from './run-stream.js';
 export * from './final-record.js';
+export * from './search-attributes.js';

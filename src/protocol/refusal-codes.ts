@@ -46,12 +46,19 @@ export const RefusalCode = {
   ElicitationNoRunningCall: 'Elicitation.NoRunningCall',
   /** Too many questions: waiting at once in the run, or recorded by this execution (count or bytes). */
   ElicitationTooManyQuestions: 'Elicitation.TooManyQuestions',
+  /**
+   * An answer from someone other than the run's user that the agent's `authorizeDecision` hook refused, or that the
+   * run cannot check (no hook, or a run started before such answers were checked).
+   */
+  ElicitationNotAuthorized: 'Elicitation.NotAuthorized',
 
   // The HTTP handler (`durable-agent/http`): what it refuses before anything reaches a run.
   /** The request carries no identity `authenticate` accepts. */
   HttpUnauthenticated: 'Http.Unauthenticated',
   /** No chat, run or route of this user with this id (another user's run is not found either). */
   HttpNotFound: 'Http.NotFound',
+  /** Only the run's own user may do this (give a client-side tool its result), not a reviewer. */
+  HttpNotRunUser: 'Http.NotRunUser',
   /** A browser request from an origin the handler does not allow (cross-site request with the user's cookies). */
   HttpOriginRefused: 'Http.OriginRefused',
   /** The route exists but not with this HTTP method. */

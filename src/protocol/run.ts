@@ -136,6 +136,8 @@ export interface PendingToolResult {
   toolName: string;
   args: JsonValue;
   step: number;
+  /** When the run asked for it (ISO; absent in answers of workers from before 0.4.0). */
+  requestedAt?: string;
 }
 
 /** A tool activity in flight, with the latest value a streaming tool yielded. */
@@ -203,6 +205,11 @@ export interface ApprovalDecision {
    * assertion). Stored in history: never put a secret here.
    */
   identity?: JsonValue;
+  /**
+   * The decider is not the run's user (an inbox's reviewer): refuse the decision (`Approval.NotAuthorized`) unless the
+   * agent's `authorizeDecision` hook checks it. Updates only; a signal ignores it.
+   */
+  requireAuthorization?: boolean;
 }
 
 /** A client-side tool's result as sent by a client. */

@@ -5,6 +5,8 @@ import { mkdirSync } from 'node:fs';
 import { connect as tcpConnect, createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { Connection } from '@temporalio/client';
+import { SEARCH_ATTRIBUTES, searchAttributeFlags } from '../protocol/search-attributes.js';
+import { INDEXED_TYPES } from './runtime/search-attributes-check.js';
 import { ensureTemporalBinary } from './temporal-cli.js';
 
 export { ensureTemporalBinary, resolveTemporalBinary, temporalCacheDir } from './temporal-cli.js';
@@ -67,8 +69,8 @@ export const DEV_SERVER_DYNAMIC_CONFIG: readonly string[] = [
 ];
 
 /**
- * Starts `temporal server start-dev` on free local ports and resolves once its frontend answers gRPC calls and
- * the namespace is usable.
+ * Starts `temporal server start-dev` on free local ports, with durable-agent's search attributes registered
+ * (`SEARCH_ATTRIBUTES`), and resolves once its frontend answers gRPC calls and the namespace is usable.
  */
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
   const binaryPath = options.binaryPath ?? (await ensureTemporalBinary());
@@ -87,11 +89,15 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     if (namespace !== 'default') args.push('--namespace', namespace);
     if (dbFilename) args.push('--db-filename', dbFilename);
     for (const value of DEV_SERVER_DYNAMIC_CONFIG) args.push('--dynamic-config-value', value);
+    // durable-agent's search attributes (an inbox finds waiting runs through them), registered in every namespace
+    // the server creates; an existing database keeps them.
+    for (const flag of searchAttributeFlags()) args.push('--search-attribute', flag);
 
     const server = launch(binaryPath, args, options.log);
     const address = `${HOST}:${port}`;
     try {
       await waitUntilReady(port, namespace, server, deadline);
+      await ensureSearchAttributes(address, namespace);
     } catch (error) {
       await server.stop();
       // The CLI also binds ports of its own choosing (HTTP, metrics, internal services), and a port can be taken
@@ -183,6 +189,25 @@ function launch(binaryPath: string, args: string[], log: DevServerOptions['log']
     printedBanner: () => banner,
     exited: exitedPromise,
   };
+}
+
+/**
+ * Registers durable-agent's search attributes the namespace lacks. `--search-attribute` registers them only in a new
+ * database: a database kept from before (the demo's, `durable-agent dev`'s) gets them here.
+ */
+async function ensureSearchAttributes(address: string, namespace: string): Promise<void> {
+  const connection = await Connection.connect({ address, connectTimeout: 5_000 });
+  try {
+    const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
+    const missing = Object.values(SEARCH_ATTRIBUTES).filter(({ name }) => customAttributes?.[name] === undefined);
+    if (missing.length === 0) return;
+    await connection.operatorService.addSearchAttributes({
+      namespace,
+      searchAttributes: Object.fromEntries(missing.map(({ name, type }) => [name, INDEXED_TYPES[type]])),
+    });
+  } finally {
+    await connection.close();
+  }
 }
 
 /** Polls the frontend until it serves the namespace, failing fast if the process dies. */

@@ -143,6 +143,16 @@ describe('npm run demo', () => {
         };
         expect(described.workflowExecutionInfo?.type?.name).toBe('agentRun');
         expect(described.workflowExecutionInfo?.status).toBe('WORKFLOW_EXECUTION_STATUS_RUNNING');
+        // The inbox page the demo printed lists the same wait, found by the run's search attributes.
+        const [, inboxLink] = await seen(/Inbox page .*: (http:\/\/127\.0\.0\.1:\d+\/login\?token=[\w-]+)\n/);
+        const login = await fetch(inboxLink!, { redirect: 'manual' });
+        const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+        const inbox = (await (await fetch(new URL('/api/inbox', inboxLink).href, { headers: { cookie } })).json()) as {
+          items: Array<{ kind: string; workflowId: string; toolName: string }>;
+        };
+        expect(inbox.items).toContainEqual(
+          expect.objectContaining({ kind: 'approval', workflowId, toolName: 'send_email' }),
+        );
 
         child.stdin.write('y\n');
         // The conversation's second turn asks again.

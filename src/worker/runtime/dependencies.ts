@@ -7,6 +7,7 @@ import type { ProviderRegistry } from '../../models/provider-registry.js';
 import { FailureType, type McpListingRef, type RunContextData, type RunRef } from '../../protocol/index.js';
 import type { ToolSearchService } from '../../routing/tool-search-service.js';
 import type { McpRuntime } from './mcp-runtime.js';
+import type { SearchAttributesCheck } from './search-attributes-check.js';
 import type { WorkerLimits } from './limits.js';
 import { type TranscriptCache } from './transcript-cache.js';
 
@@ -26,6 +27,8 @@ export interface ActivityDependencies {
   mcp: McpRuntime;
   /** How long an MCP tool activity holds its call open waiting for a person before the run waits instead. */
   elicitationHoldMs: number;
+  /** Whether a namespace has durable-agent's search attributes (asked once per namespace). */
+  searchAttributes: SearchAttributesCheck;
 }
 
 /** The run's tools: the agent's own, resolved for the run, plus the MCP tools of the listings the run recorded. */

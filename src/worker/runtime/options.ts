@@ -29,6 +29,13 @@ export interface AgentRuntimeOptions {
    * given here is the caller's to close (`mcp.close()`), so several workers may share one.
    */
   mcp?: McpRuntime;
+  /**
+   * Whether runs publish durable-agent's search attributes (`DurableAgentWaiting`, …: docs/web.md, "Finding what
+   * waits"), which inboxes query. Default `true`: when the run's namespace has them all, as the worker finds by asking
+   * Temporal once (a namespace without them, or a server that does not answer, gets none, and the worker says how to
+   * create them). `false`: never.
+   */
+  searchAttributes?: boolean;
 }
 
 // Every key of `AgentRuntimeOptions`, checked by the compiler both ways (a new option must be listed here).
@@ -39,6 +46,7 @@ const RUNTIME_OPTION_KEYS = {
   transcriptCache: true,
   progressIntervalMs: true,
   mcp: true,
+  searchAttributes: true,
 } as const satisfies Record<keyof AgentRuntimeOptions, true>;
 
 /** The runtime options of a larger options object (a plugin's, a worker's), without its other fields. */

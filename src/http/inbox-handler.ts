@@ -1,0 +1,266 @@
+// `createInboxHandler`: the inbox's routes, a fetch handler of the same family as `createAgentHandler` (same
+// authentication, origin check, bounds and JSON errors). It lists what waits for people through Temporal visibility,
+// streams a run live, and decides, answers and submits through each run's own updates, bound to the pending
+// request's token; a decider who is not the run's user is checked by the run's agent (`authorizeDecision`).
+import { z } from 'zod';
+import type { AgentRun } from '../client/agent-run.js';
+import { RunRequestRejectedError } from '../client/errors/run-request-rejected-error.js';
+import { jsonBytes, utf8Length } from '../protocol/bytes.js';
+import type { JsonValue } from '../protocol/index.js';
+import { RefusalCode } from '../protocol/refusal-codes.js';
+import { authenticated, checkOrigin, errorResponse } from './agent-handler.js';
+import { notFound } from './chat-turns.js';
+import { DEFAULTS, type AuthenticatedUser } from './handler-options.js';
+import { HttpRefusal, refusalResponse } from './http-refusal.js';
+import { itemsOf, listInbox, queryString } from './inbox-listing.js';
+import { INBOX_DEFAULTS, MAX_INBOX_RUNS, type InboxHandlerOptions } from './inbox-options.js';
+import { listConversation } from './inbox-conversation.js';
+import { accessRun, type InboxRunAccess } from './inbox-run.js';
+import { malformed, readJsonBody } from './read-body.js';
+import { runViewResponse } from './run-view-stream.js';
+
+const TOKEN = z.string().max(300);
+const approvalBody = z.strictObject({ approved: z.boolean(), reason: z.string().optional(), token: TOKEN });
+const answerBody = z.strictObject({
+  action: z.enum(['accept', 'decline', 'cancel']),
+  content: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())])).optional(),
+  token: TOKEN,
+});
+const toolResultBody = z.strictObject({ output: z.json(), isError: z.boolean().optional() });
+
+/** Longest workflow id a route takes (Temporal's default limit). */
+const MAX_WORKFLOW_ID = 1_000;
+
+/**
+ * A fetch handler for an inbox of what waits for people. Mount it under any path whose routes end in:
+ *
+ * - `GET …/inbox`: the waiting runs (the user's own; every run for a `reviewer`) and their requests: approvals with
+ *   the call's arguments, MCP questions with their schema, client-side tool calls; who asked and since when.
+ * - `GET …/inbox/conversations/:conversationId`: the runs of a conversation's turns (a chat's too), oldest first.
+ * - `GET …/inbox/runs/:workflowId[?run=:firstRunId]`: one run: who, what agent, its status and pending requests.
+ * - `GET …/inbox/runs/:workflowId/stream`: the run from its start as a UI message stream, live until it ends.
+ * - `POST …/inbox/runs/:workflowId/approvals/:toolCallId`: `{ approved, reason?, token }`.
+ * - `POST …/inbox/runs/:workflowId/elicitations/:id`: `{ action, content?, token }`.
+ * - `POST …/inbox/runs/:workflowId/tool-results/:toolCallId`: `{ output, isError? }` (the run's user only).
+ *
+ * Runs publish what they wait for as search attributes when their namespace has them (docs/web.md): a namespace
+ * without them lists nothing.
+ */
+export function createInboxHandler(options: InboxHandlerOptions): (request: Request) => Promise<Response> {
+  if (typeof options.authenticate !== 'function') {
+    throw new TypeError("createInboxHandler needs authenticate(request): the inbox shows a user's runs.");
+  }
+  const settings = {
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
+    maxMessageBytes: options.maxMessageBytes ?? DEFAULTS.maxMessageBytes,
+    keepAliveMs: options.keepAliveMs ?? DEFAULTS.keepAliveMs,
+    maxRuns: Math.min(MAX_INBOX_RUNS, Math.max(1, options.maxRuns ?? INBOX_DEFAULTS.maxRuns)),
+    stateTimeoutMs: options.stateTimeoutMs ?? INBOX_DEFAULTS.stateTimeoutMs,
+  };
+  if (options.taskQueue !== undefined) queryString(options.taskQueue);
+  const onError = options.onError ?? ((error: unknown) => console.error('durable-agent/http inbox:', error));
+  const { client } = options;
+
+  return async (request: Request): Promise<Response> => {
+    try {
+      const url = new URL(request.url);
+      const route = routeOf(url.pathname);
+      if (!route) {
+        throw notFound('No such route: the inbox serves …/inbox, …/inbox/conversations/:id and …/inbox/runs/:id[/…].');
+      }
+      if (request.method !== route.method) {
+        throw new HttpRefusal(405, RefusalCode.HttpMethodNotAllowed, `Use ${route.method} for this route.`);
+      }
+      checkOrigin(request, url, options.allowedOrigins ?? []);
+      const user = await authenticated(request, options.authenticate);
+      const reviewer = (await options.reviewer?.(user, request)) === true;
+      if (route.name === 'list') {
+        const scope = { userId: user.userId, everyone: reviewer, taskQueue: options.taskQueue };
+        return json(await listInbox(client, scope, settings));
+      }
+      if (route.name === 'conversation') {
+        const scope = { userId: user.userId, everyone: reviewer, taskQueue: options.taskQueue };
+        return json(await listConversation(client, route.conversationId, scope));
+      }
+      const lookup = { workflowId: route.workflowId, firstRunId: runParam(url), taskQueue: options.taskQueue };
+      const access = await accessRun(client, lookup, user, reviewer);
+      switch (route.name) {
+        case 'run':
+          return json(await runSummary(access));
+        case 'stream':
+          return await runViewResponse(access.run, {
+            messageId: `run-${access.firstRunId}`,
+            keepAliveMs: settings.keepAliveMs,
+            signal: request.signal,
+            onError: (error) => onError(error, request),
+          });
+        case 'approval':
+          return json({ decided: await decide(access, route.id, await body(request, approvalBody), user, settings) });
+        case 'elicitation':
+          return json({ answered: await answer(access, route.id, await body(request, answerBody), user, settings) });
+        case 'tool-result':
+          await submit(access, route.id, await body(request, toolResultBody));
+          return json({ submitted: true });
+      }
+    } catch (error) {
+      return inboxErrorResponse(error, request, onError);
+    }
+  };
+
+  async function body<T>(request: Request, schema: z.ZodType<T>): Promise<T> {
+    const parsed = schema.safeParse(await readJsonBody(request, settings.maxBodyBytes));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw malformed(issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'invalid body');
+    }
+    return parsed.data;
+  }
+}
+
+type Route =
+  | { name: 'list'; method: 'GET' }
+  | { name: 'conversation'; method: 'GET'; conversationId: string }
+  | { name: 'run' | 'stream'; method: 'GET'; workflowId: string }
+  | { name: 'approval' | 'elicitation' | 'tool-result'; method: 'POST'; workflowId: string; id: string };
+
+const ACTIONS = { approvals: 'approval', elicitations: 'elicitation', 'tool-results': 'tool-result' } as const;
+
+/** The route of a path, by its segments from the last `inbox` on (so the handler mounts under any prefix). */
+function routeOf(pathname: string): Route | undefined {
+  const segments = pathname.split('/').filter((s) => s !== '');
+  const at = segments.lastIndexOf('inbox');
+  if (at === -1) return undefined;
+  const rest = segments.slice(at + 1).map(decoded);
+  if (rest.length === 0) return { name: 'list', method: 'GET' };
+  const [runs, workflowId, action, id] = rest;
+  if (runs === 'conversations' && rest.length === 2 && workflowId && workflowId.length <= MAX_WORKFLOW_ID) {
+    return { name: 'conversation', method: 'GET', conversationId: workflowId };
+  }
+  if (runs !== 'runs' || !workflowId || workflowId.length > MAX_WORKFLOW_ID) return undefined;
+  if (rest.length === 2) return { name: 'run', method: 'GET', workflowId };
+  if (rest.length === 3 && action === 'stream') return { name: 'stream', method: 'GET', workflowId };
+  if (rest.length === 4 && action !== undefined && Object.hasOwn(ACTIONS, action) && id && id.length <= 300) {
+    return { name: ACTIONS[action as keyof typeof ACTIONS], method: 'POST', workflowId, id };
+  }
+  return undefined;
+}
+
+/** The `run` query parameter: the first execution's run id a page names a run by (a UUID), if well formed. */
+function runParam(url: URL): string | undefined {
+  const run = url.searchParams.get('run');
+  return run !== null && /^[0-9a-f-]{36}$/i.test(run) ? run : undefined;
+}
+
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return '';
+  }
+}
+
+/** One run for its page: who asked, for which agent, where it stands, and its pending requests. */
+async function runSummary(access: InboxRunAccess) {
+  const state = access.running ? await access.run.state() : await access.run.state().catch(() => undefined);
+  return {
+    workflowId: access.workflowId,
+    firstRunId: access.firstRunId,
+    ...(access.agent !== undefined ? { agent: access.agent } : {}),
+    ...(access.owner !== undefined ? { userId: access.owner } : {}),
+    ...(access.conversationId !== undefined ? { conversationId: access.conversationId } : {}),
+    yours: access.yours,
+    status: state?.status ?? (access.running ? 'running' : 'ended'),
+    step: state?.step ?? 0,
+    items: state ? itemsOf(access.workflowId, state) : [],
+  };
+}
+
+/**
+ * Decides an approval through the run's update with this user as approver, bound to the request's token (the run
+ * checks both). A reviewer's decision asks the run to have it checked by the agent's `authorizeDecision`.
+ */
+async function decide(
+  access: InboxRunAccess,
+  toolCallId: string,
+  decision: z.infer<typeof approvalBody>,
+  user: AuthenticatedUser,
+  limits: { maxMessageBytes: number },
+) {
+  if (decision.reason !== undefined && utf8Length(decision.reason) > limits.maxMessageBytes) {
+    throw new HttpRefusal(413, RefusalCode.InputTooLarge, 'The reason is over maxMessageBytes: shorten it.');
+  }
+  ended(access);
+  const decideOn: AgentRun['approve'] = decision.approved
+    ? access.run.approve.bind(access.run)
+    : access.run.deny.bind(access.run);
+  return (
+    (await decideOn(toolCallId, {
+      token: decision.token,
+      approver: user.userId,
+      ...(decision.reason !== undefined ? { reason: decision.reason } : {}),
+      ...(access.yours ? {} : { requireAuthorization: true }),
+    })) ?? null
+  );
+}
+
+/** Answers an MCP question through the run's update, bound to its token; a reviewer's answer is checked by the agent. */
+async function answer(
+  access: InboxRunAccess,
+  id: string,
+  reply: z.infer<typeof answerBody>,
+  user: AuthenticatedUser,
+  limits: { maxMessageBytes: number },
+) {
+  if (reply.content !== undefined && jsonBytes(reply.content) > limits.maxMessageBytes) {
+    throw new HttpRefusal(413, RefusalCode.InputTooLarge, 'The answer is over maxMessageBytes: shorten it.');
+  }
+  ended(access);
+  const record = await access.run.respondToElicitation(
+    id,
+    { action: reply.action, ...(reply.content !== undefined ? { content: reply.content } : {}) },
+    { token: reply.token, responder: user.userId, ...(access.yours ? {} : { requireAuthorization: true }) },
+  );
+  return record ?? null;
+}
+
+/** Gives a client-side tool its result: the run's user only (a reviewer does not act as the user's page). */
+async function submit(access: InboxRunAccess, toolCallId: string, result: z.infer<typeof toolResultBody>) {
+  if (!access.yours) {
+    throw new HttpRefusal(
+      403,
+      RefusalCode.HttpNotRunUser,
+      "Only the run's own user gives its client-side tools their results: ask them to submit it.",
+    );
+  }
+  ended(access);
+  await access.run.submitToolResult(toolCallId, result.output as JsonValue, result.isError ? { isError: true } : {});
+}
+
+function ended(access: InboxRunAccess): void {
+  if (!access.running) throw new HttpRefusal(409, RefusalCode.RunEnded, 'This run has ended: it waits for nothing.');
+}
+
+/** The statuses of the run's refusals, so a page can tell a stale request (404, 409) from a refused decider (403). */
+const REFUSAL_STATUS: Partial<Record<string, number>> = {
+  [RefusalCode.ApprovalUnknownCall]: 404,
+  [RefusalCode.ElicitationUnknownQuestion]: 404,
+  [RefusalCode.ToolResultUnknownCall]: 404,
+  [RefusalCode.ApprovalTokenMismatch]: 403,
+  [RefusalCode.ElicitationTokenMismatch]: 403,
+  [RefusalCode.ApprovalNotAuthorized]: 403,
+  [RefusalCode.ElicitationNotAuthorized]: 403,
+  [RefusalCode.ElicitationInvalidAnswer]: 422,
+  [RefusalCode.InputMalformed]: 422,
+  [RefusalCode.InputTooLarge]: 413,
+};
+
+function inboxErrorResponse(error: unknown, request: Request, onError: (e: unknown, r: Request) => void): Response {
+  if (RunRequestRejectedError.isInstance(error)) {
+    return refusalResponse(new HttpRefusal(REFUSAL_STATUS[error.code] ?? 409, error.code, error.message));
+  }
+  return errorResponse(error, request, onError);
+}
+
+function json(body: unknown): Response {
+  return Response.json(body, { headers: { 'cache-control': 'no-store' } });
+}
