@@ -3,7 +3,6 @@
 // a turn (a run). Every route authenticates, finds this user's chat (never another user's) and its running turn,
 // and decides approvals and answers questions through the run's own updates, which check them: nothing the page
 // sends back is trusted as history.
-import { createHash } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { UIMessageChunk } from 'ai';
 import { z } from 'zod';
@@ -16,7 +15,15 @@ import { RefusalCode } from '../protocol/refusal-codes.js';
 import { CHAT_ID, parseChatRequest, type ApprovalResponse } from './chat-request.js';
 import { postAgUi } from './ag-ui-route.js';
 import { findChat, runningTurn, sendChatMessage, type ChatTurn } from './chat-conversation.js';
-import { noRunningTurn, notFound, sameToken, type RequestContext, type Settings } from './chat-turns.js';
+import {
+  DEFAULT_CHAT_PREFIX,
+  chatConversationId,
+  noRunningTurn,
+  notFound,
+  sameToken,
+  type RequestContext,
+  type Settings,
+} from './chat-turns.js';
 import { DEFAULTS, type AgentHandlerOptions, type AuthenticatedUser } from './handler-options.js';
 import { HttpRefusal, refusalResponse } from './http-refusal.js';
 import { malformed, readJsonBody } from './read-body.js';
@@ -48,7 +55,7 @@ export function createAgentHandler(options: AgentHandlerOptions): (request: Requ
     throw new TypeError("createAgentHandler needs authenticate(request): every route serves one user's runs.");
   }
   const settings = { ...DEFAULTS, ...definedOnly(options) };
-  const prefix = options.workflowIdPrefix ?? 'chat-';
+  const prefix = options.workflowIdPrefix ?? DEFAULT_CHAT_PREFIX;
   const onError = options.onError ?? ((error: unknown) => console.error('durable-agent/http:', error));
 
   return async (request: Request): Promise<Response> => {
@@ -61,7 +68,7 @@ export function createAgentHandler(options: AgentHandlerOptions): (request: Requ
       }
       checkOrigin(request, url, options.allowedOrigins ?? []);
       const user = await authenticated(request, options.authenticate);
-      const conversationId = (chatId: string) => `${prefix}${userKey(user.userId)}-${chatId}`;
+      const conversationId = (chatId: string) => chatConversationId(prefix, user.userId, chatId);
       const context = { request, user, conversationId, settings, onError };
       switch (route.name) {
         case 'chat':
@@ -140,11 +147,6 @@ export async function authenticated(
     throw new HttpRefusal(401, RefusalCode.HttpUnauthenticated, 'Sign in first: this request carries no known user.');
   }
   return { userId: user.userId };
-}
-
-/** A short, stable, non-reversible key of a user id for workflow ids (which Temporal lists to operators). */
-function userKey(userId: string): string {
-  return createHash('sha256').update(userId).digest('hex').slice(0, 24);
 }
 
 async function postChat(context: RequestContext, options: AgentHandlerOptions): Promise<Response> {

@@ -1,10 +1,22 @@
 // What every route shares: who asks, the bounds it applies, and the refusals the routes have in common.
 import { timingSafeEqual } from 'node:crypto';
+import { userKey } from '../protocol/index.js';
 import { RefusalCode } from '../protocol/refusal-codes.js';
 import type { AuthenticatedUser, DEFAULTS } from './handler-options.js';
 import { HttpRefusal } from './http-refusal.js';
 
 export type Settings = typeof DEFAULTS;
+
+/** The chat handler's default workflow id prefix of a chat's conversation (`workflowIdPrefix`). */
+export const DEFAULT_CHAT_PREFIX = 'chat-';
+
+/**
+ * The conversation id (and workflow id) of user `userId`'s chat `chatId`: the user is part of it (as a hash), so
+ * another user's chat of the same id is another conversation, never found.
+ */
+export function chatConversationId(prefix: string, userId: string, chatId: string): string {
+  return `${prefix}${userKey(userId)}-${chatId}`;
+}
 
 export interface RequestContext {
   request: Request;

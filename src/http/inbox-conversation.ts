@@ -35,15 +35,21 @@ const MAX_TURNS = 100;
 export async function listConversation(
   client: AgentClient,
   conversationId: string,
-  scope: { userId: string; everyone: boolean; taskQueue?: string | undefined },
+  scope: {
+    userId: string;
+    everyone: boolean;
+    taskQueue?: string | undefined;
+    /** Another id listed with it: the user's chat of that id, whose conversation id holds the user. */
+    alias?: string;
+  },
 ): Promise<ConversationListing> {
-  let quoted: string;
+  let ids: string;
   try {
-    quoted = queryString(conversationId);
+    ids = [conversationId, ...(scope.alias !== undefined ? [scope.alias] : [])].map(queryString).join(', ');
   } catch {
     return { conversationId, runs: [], truncated: false };
   }
-  const clauses = [`WorkflowType = '${AGENT_RUN_WORKFLOW}'`, `${KEYS.conversation.name} = ${quoted}`];
+  const clauses = [`WorkflowType = '${AGENT_RUN_WORKFLOW}'`, `${KEYS.conversation.name} IN (${ids})`];
   if (!scope.everyone) clauses.push(`${KEYS.user.name} = '${userKey(scope.userId)}'`);
   if (scope.taskQueue !== undefined) clauses.push(`TaskQueue = ${queryString(scope.taskQueue)}`);
   const runs: ConversationRun[] = [];

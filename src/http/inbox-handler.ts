@@ -9,7 +9,7 @@ import { jsonBytes, utf8Length } from '../protocol/bytes.js';
 import type { JsonValue } from '../protocol/index.js';
 import { RefusalCode } from '../protocol/refusal-codes.js';
 import { authenticated, checkOrigin, errorResponse } from './agent-handler.js';
-import { notFound } from './chat-turns.js';
+import { DEFAULT_CHAT_PREFIX, chatConversationId, notFound } from './chat-turns.js';
 import { DEFAULTS, type AuthenticatedUser } from './handler-options.js';
 import { HttpRefusal, refusalResponse } from './http-refusal.js';
 import { itemsOf, listInbox, queryString } from './inbox-listing.js';
@@ -80,7 +80,13 @@ export function createInboxHandler(options: InboxHandlerOptions): (request: Requ
       }
       if (route.name === 'conversation') {
         const scope = { userId: user.userId, everyone: reviewer, taskQueue: options.taskQueue };
-        return json(await listConversation(client, route.conversationId, scope));
+        // A chat id names the user's chat too (its conversation id holds the user; the page knows the chat id).
+        const chat = chatConversationId(
+          options.chatWorkflowIdPrefix ?? DEFAULT_CHAT_PREFIX,
+          user.userId,
+          route.conversationId,
+        );
+        return json(await listConversation(client, route.conversationId, { ...scope, alias: chat }));
       }
       const lookup = { workflowId: route.workflowId, firstRunId: runParam(url), taskQueue: options.taskQueue };
       const access = await accessRun(client, lookup, user, reviewer);

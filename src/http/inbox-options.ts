@@ -19,6 +19,11 @@ export interface InboxHandlerOptions extends Pick<
    * Only runs on this task queue (one app's, in a namespace several share). Default: every agent run of the namespace.
    */
   taskQueue?: string;
+  /**
+   * The `workflowIdPrefix` of the chat handler whose chats this inbox shows: a conversation page asked for a chat id
+   * lists that user's chat of that id too. Default: the chat handler's default.
+   */
+  chatWorkflowIdPrefix?: string;
   /** Most waiting runs one listing reads (newest first; default 50, at most 200). */
   maxRuns?: number;
   /** How long a listing waits for one run's state before it shows the run as unavailable (ms, default 5 s). */
