@@ -26,6 +26,9 @@ afterAll(async () => {
 const SECRET = 'the vault combination is 31-41-59-26';
 
 /** Every payload in a raw history: any object with a `data` byte array and a `metadata` map. */
+/** The runs' own search attribute values seen by {@link payloadsIn} (not encoded by any codec, by design). */
+const searchAttributes: Payload[] = [];
+
 function payloadsIn(value: unknown, found: Payload[] = []): Payload[] {
   if (value === null || typeof value !== 'object' || value instanceof Uint8Array) return found;
   const record = value as Record<string, unknown>;
@@ -47,6 +50,15 @@ function payloadsIn(value: unknown, found: Payload[] = []): Payload[] {
     const ids = JSON.parse(text(versions?.data)) as string[];
     if (!ids.every((id) => id.startsWith('durable-agent.'))) found.push(versions!);
     return payloadsIn(rest, found);
+  }
+  // The runs' own search attributes (the inbox's: agent name, hashed user, conversation id, what the run waits for
+  // and since when) are stored as they are, like every search attribute: kept apart, and checked for secrets below.
+  if (record.indexedFields && typeof record.indexedFields === 'object') {
+    for (const [key, payload] of Object.entries(record.indexedFields as Record<string, Payload>)) {
+      if (key.startsWith('DurableAgent')) searchAttributes.push(payload);
+      else found.push(payload);
+    }
+    return found;
   }
   if (record.data instanceof Uint8Array && typeof record.metadata === 'object' && record.metadata !== null) {
     found.push(record as Payload);
@@ -108,6 +120,9 @@ describe('payload codec', () => {
         );
         expect(raw.includes(SECRET)).toBe(false);
         expect(raw.includes('open_vault')).toBe(false);
+        const indexed = Buffer.concat(searchAttributes.map((p) => p.data ?? new Uint8Array(0)));
+        expect(indexed.includes(SECRET)).toBe(false);
+        expect(indexed.includes('open_vault')).toBe(false);
         expect(raw.includes('json/plain')).toBe(false);
         // Control: the same payloads decoded with the key do hold the secret, so the search above looked in them.
         const decoded = await codec.decode(payloads);
