@@ -16,7 +16,7 @@ installRuntimeFromEnv({ shutdownSignals: [] });
 const worker = await createAgentWorker({
   agents: [createAssistant(exampleModel()), createConcierge(exampleModel(), exampleEmbeddingModel())],
   // The offline stand-in writes its answers in timed pieces, as a real model streams: a watcher sees them written.
-  providers: new ProviderRegistry({ offline: { stream: { chunkChars: 4, chunkDelayMs: 40 } } }),
+  providers: new ProviderRegistry({ offline: { stream: { chunkChars: 8, chunkDelayMs: 40 } } }),
   worker: {
     // After a worker dies, its runs' next tasks wait this long on its sticky queue before any worker may take them
     // (Temporal's default is 10 s). Shorter means faster recovery, at the cost of more history replays under load.

@@ -51,6 +51,10 @@ export interface RunStreamOptions {
 const FEED_BUFFER = 10_000;
 /** How long a worker gets to answer the tail query of a closed run before its final record is read instead. */
 const TAIL_TIMEOUT_MS = 5_000;
+/** How long a closed run whose tail query went unanswered is read from its record at once (no worker asked). */
+const UNANSWERED_TAIL_MEMORY_MS = 60_000;
+/** Closed runs whose tail query nobody answered, by client and workflow id: until when to skip asking. */
+const unansweredTails = new WeakMap<object, Map<string, number>>();
 /** Pause between subscription restarts (a closed poll, a run that continued as new). */
 const RESUBSCRIBE_DELAY_MS = 100;
 
@@ -172,27 +176,47 @@ class RunFeed {
    */
   private async readTail(expected: number): Promise<void> {
     let next = expected;
-    try {
-      for (let more = true; more && !this.terminal; ) {
-        const tail = await throughWorker(this.handle, () => this.handle.query(runStreamTailQuery, next), {
-          request: 'the stream tail query',
-          timeoutMs: TAIL_TIMEOUT_MS,
-        });
-        for (const item of tail.items) next = this.accept(item.topic, decodePayloadWire(item.data), item.offset, next);
-        more = tail.items.length > 0 && next < tail.nextOffset;
-      }
-    } catch (error) {
-      if (!NoWorkerError.isInstance(error) && !WorkerTimeoutError.isInstance(error)) throw error;
-      const record = await describeExecution(this.handle.client, this.handle.workflowId, undefined).then((d) =>
-        d.finalRecord(),
-      );
-      const rest = record ? recordedStreamFrom(record, next) : undefined;
-      if (!rest) throw error;
-      for (const part of rest) {
-        this.push(part);
-        if (part.type === 'event' && TERMINAL_EVENT_TYPES.has(part.event.type)) this.terminal = true;
+    const key = this.handle.workflowId;
+    const remembered = unansweredTails.get(this.handle.client) ?? new Map<string, number>();
+    unansweredTails.set(this.handle.client, remembered);
+    // A closed run whose tail query nobody answered a moment ago goes to its record at once.
+    if ((remembered.get(key) ?? 0) <= Date.now()) {
+      try {
+        for (let more = true; more && !this.terminal; ) {
+          const tail = await throughWorker(this.handle, () => this.handle.query(runStreamTailQuery, next), {
+            request: 'the stream tail query',
+            timeoutMs: TAIL_TIMEOUT_MS,
+          });
+          for (const item of tail.items) {
+            next = this.accept(item.topic, decodePayloadWire(item.data), item.offset, next);
+          }
+          more = tail.items.length > 0 && next < tail.nextOffset;
+        }
+        return;
+      } catch (error) {
+        if (!NoWorkerError.isInstance(error) && !WorkerTimeoutError.isInstance(error)) throw error;
+        remembered.set(key, Date.now() + UNANSWERED_TAIL_MEMORY_MS);
+        if (remembered.size > 1_000) remembered.delete(remembered.keys().next().value!);
+        if (!(await this.readRecord(next))) throw error;
+        return;
       }
     }
+    if (!(await this.readRecord(next))) {
+      throw new Error(`Run '${key}' has closed and recorded no stream section; a worker must answer its tail query.`);
+    }
+  }
+
+  /** The items from `next` of a closed run, from its final record; false when it has no stream section. */
+  private async readRecord(next: number): Promise<boolean> {
+    const described = await describeExecution(this.handle.client, this.handle.workflowId, undefined);
+    const record = await described.finalRecord();
+    const rest = record ? recordedStreamFrom(record, next) : undefined;
+    if (!rest) return false;
+    for (const part of rest) {
+      this.push(part);
+      if (part.type === 'event' && TERMINAL_EVENT_TYPES.has(part.event.type)) this.terminal = true;
+    }
+    return true;
   }
 
   /** Adds an item as a part (after a `truncated` part when items were skipped); returns the next expected offset. */

@@ -5,6 +5,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/drills/**/*.test.ts'],
+    // The suite's Temporal dev server, for the drills written as integration tests (createTestEnv); the scale drills
+    // start servers of their own.
+    globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
     maxWorkers: 1,
     fileParallelism: false,

@@ -13,7 +13,7 @@ import { McpRuntime } from '../../src/worker/runtime/mcp-runtime.js';
 import { offeredToolName } from '../../src/mcp/offered-name.js';
 import { signClaims, verifySignedClaims } from '../../src/mcp/signed-claims.js';
 import { getGlobalLogger, setGlobalLogger } from '../../src/logger.js';
-import { ScriptedLanguageModel, type ScriptedStep } from '../../src/models/scripted-model.js';
+import { ScriptedLanguageModel, type ScriptedRequest, type ScriptedStep } from '../../src/models/scripted-model.js';
 import { MCP_LIST_BUDGET_MS, type RunEvent } from '../../src/protocol/index.js';
 import { stdioHostile, stopAll, wrappedHostile } from '../fixtures/mcp/servers.js';
 import { recordHistory, toolResultsSeen, withAgentWorker } from '../support/agent-harness.js';
@@ -226,13 +226,16 @@ describe('a hostile MCP server', () => {
     // Short connect timeouts, and a first run that lasts until its late listing has failed every attempt.
     const runtime = new McpRuntime({ connectTimeoutMs: 5_000 });
     const mcp = new MCPConfiguration({ servers: { h: stdioHostile(['hang-init']), ok: stdioHostile([]) } });
-    const { agent } = hostileAgent('hostile-hung', [{ text: 'done', delayMs: 25_000 }, { text: 'done' }], mcp);
+    // The first run's model call is held 25 s (by its prompt); the second's answers at once.
+    const answer = (request: ScriptedRequest) =>
+      JSON.stringify(request.prompt).includes('slowly') ? { text: 'done', delayMs: 25_000 } : { text: 'done' };
+    const { agent } = hostileAgent('hostile-hung', [answer, { text: 'done' }], mcp);
     try {
       await withAgentWorker(
         env,
         [agent],
         async (h) => {
-          const first = await h.start('hostile-hung', 'go');
+          const first = await h.start('hostile-hung', 'go slowly');
           expect((await first.result()).text).toBe('done');
           const failedLate = (await eventsOf(first)).find((e) => e.type === 'mcp-server-failed');
           expect(failedLate).toMatchObject({
@@ -243,8 +246,7 @@ describe('a hostile MCP server', () => {
           const second = await h.start('hostile-hung', 'go');
           expect((await second.result()).text).toBe('done');
           // Before: three more 20 s connect timeouts (52 s measured); now the breaker refuses each attempt at once
-          // (about 3 s with Temporal's retry intervals), so the first model call does not wait for the budget (the
-          // script holds every first model call 25 s, so the run's own duration says nothing).
+          // (about 3 s with Temporal's retry intervals), so the first model call does not wait for the budget.
           expect(firstGenerateDelayMs(await second.handle.fetchHistory())).toBeLessThan(MCP_LIST_BUDGET_MS);
           const failedInTime = (await eventsOf(second)).find((e) => e.type === 'mcp-server-failed');
           expect(failedInTime).toMatchObject({ server: 'h', message: expect.stringMatching(/circuit breaker/) });
