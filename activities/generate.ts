@@ -14,6 +14,8 @@ import {
 import type { ResolvedLanguageModel } from '../src/models/provider-registry.js';
 import {
   DEFAULT_DELTA_INTERVAL_MS,
+  WATCHED_FRESH_MS,
+  WATCHED_MEMO_KEY,
   jsonBytes,
   type CheckedToolCall,
   type GenerateInput,
@@ -51,7 +53,7 @@ export function createGenerate(deps: ActivityDependencies) {
     const agent = requireAgent(deps, input.agentName);
     // Heartbeat from the start: reading the transcript after a crash may wait for the run's query to be answered.
     const heartbeat = startHeartbeating();
-    const deltas = deltaPublisher(input, ctx.info.attempt);
+    const deltas = deltaPublisher(input, ctx);
     try {
       const call = await readRunCall(deps, agent, input);
       const offer = offeredTools(deps, agent, call);
@@ -77,10 +79,21 @@ export function createGenerate(deps: ActivityDependencies) {
 }
 
 /** The attempt's publisher of model deltas, when the run gave the step a stream token. */
-function deltaPublisher(input: GenerateInput, attempt: number): DeltaPublisher | undefined {
+function deltaPublisher(input: GenerateInput, ctx: Context): DeltaPublisher | undefined {
   if (typeof input.streamToken !== 'string') return undefined;
   const intervalMs = input.streamIntervalMs ?? DEFAULT_DELTA_INTERVAL_MS;
-  return new DeltaPublisher({ token: input.streamToken, step: input.step, attempt, intervalMs });
+  const { attempt, workflowExecution } = ctx.info;
+  const options = { token: input.streamToken, step: input.step, attempt, intervalMs };
+  if (input.streamWhenWatched !== true || !workflowExecution) return new DeltaPublisher(options);
+  // Whether someone watches, from the run's memo as Temporal has it (a describe call: no worker answers it).
+  const run = ctx.client.workflow.getHandle(workflowExecution.workflowId, workflowExecution.runId);
+  const watched = async () => isWatched((await run.describe()).memo?.[WATCHED_MEMO_KEY]);
+  return new DeltaPublisher({ ...options, whenWatched: { watched, watchedAtStart: input.streamWatched === true } });
+}
+
+/** True when the run's watched memo names a time recent enough: someone polled its stream lately. */
+function isWatched(at: unknown): boolean {
+  return typeof at === 'string' && Math.abs(Date.now() - Date.parse(at)) < WATCHED_FRESH_MS;
 }
 
 /** What the model is offered this step: its tool specs, and the tools its calls are checked against. */

@@ -80,6 +80,9 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
   // Decided at the start of each execution, in its first workflow task: a patch first checked after the
   // `describeAgent` local activity may be replayed in an earlier task than the one that recorded its marker.
   const modelDeltas = state.stream !== undefined && patched(PATCHES.modelDeltas);
+  // Decided with it: its steps publish only while watched, and polls say when someone watches.
+  const watchedDeltas = modelDeltas && patched(PATCHES.watchedDeltas);
+  if (watchedDeltas) state.stream!.announceWatchers();
   const listBudget = input.continuation === undefined && patched(PATCHES.mcpListBudget);
   const inbox = patched(PATCHES.inbox);
   state.checksAnswers = inbox;
@@ -117,6 +120,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
           ...(state.listingRefs().length > 0 ? { mcp: state.listingRefs() } : {}),
           argsFromCall: true,
           ...(streaming ? { streamToken, streamIntervalMs: streaming.intervalMs } : {}),
+          ...(streaming && watchedDeltas ? watchedOf(state.stream!, step === 1 && watchedFromStart(input)) : {}),
         });
       } finally {
         // Retries of the activity happened inside the await: from here no attempt of this step may publish.
@@ -209,7 +213,11 @@ function publishWaiting(state: AgentRunState, description: AgentDescription): vo
  * option comes from whoever started it: anything but a boolean or an object is ignored, the interval is clamped.
  */
 function streamingOf(input: AgentRunInput, description: AgentDescription): { intervalMs: number } | undefined {
-  const run = typeof input.streaming === 'boolean' || typeof input.streaming === 'object' ? input.streaming : undefined;
+  const given =
+    typeof input.streaming === 'boolean' || typeof input.streaming === 'object' ? input.streaming : undefined;
+  // An object without an interval (`{ watched: true }`, as streamText sends) says who watches, not whether to
+  // stream: the agent's option decides that.
+  const run = typeof given === 'object' && given !== null && given.intervalMs === undefined ? undefined : given;
   const agent = description.streaming;
   if (run === false || run === null || (run === undefined && agent === false)) return undefined;
   const wanted = (typeof run === 'object' ? run.intervalMs : undefined) ?? (agent ? agent.intervalMs : undefined);
@@ -218,6 +226,18 @@ function streamingOf(input: AgentRunInput, description: AgentDescription): { int
       ? Math.min(MAX_DELTA_INTERVAL_MS, Math.max(MIN_DELTA_INTERVAL_MS, Math.round(wanted)))
       : DEFAULT_DELTA_INTERVAL_MS;
   return { intervalMs };
+}
+
+/** What a streaming step's `generate` input says of watchers (`PATCHES.watchedDeltas`). */
+function watchedOf(stream: RunStream, starterWatches: boolean): { streamWhenWatched: true; streamWatched?: true } {
+  const watched = starterWatches || stream.watchedLately();
+  return { streamWhenWatched: true, ...(watched ? { streamWatched: true as const } : {}) };
+}
+
+/** The run's starter said it watches from the start (`streaming: { watched: true }`, as `streamText` does). */
+function watchedFromStart(input: AgentRunInput): boolean {
+  const run = input.streaming;
+  return typeof run === 'object' && run !== null && run.watched === true && input.continuation === undefined;
 }
 
 function approvalTimeout(input: AgentRunInput, description: AgentDescription): number | undefined {

@@ -87,4 +87,12 @@ export const PATCHES = {
    * if its description says so (descriptions recorded earlier do not).
    */
   inbox: 'durable-agent.inbox',
+  /**
+   * v0.4.0, decided at the start of each execution of a run that streams (`modelDeltas`): a poll of the run's stream
+   * records when a watcher last polled in the run's memo (`WATCHED_MEMO_KEY`; at most once per `WATCHED_RENEW_MS`),
+   * and each `generate` input asks its attempt to publish only while that is fresh (`streamWhenWatched`): a step
+   * nobody watches costs no signal and no workflow task per batch. Executions without the marker record no memo
+   * change and their steps publish every batch, as before.
+   */
+  watchedDeltas: 'durable-agent.watched-deltas',
 } as const;

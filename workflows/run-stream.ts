@@ -1,4 +1,4 @@
-import { ApplicationFailure, defaultPayloadConverter, log, setHandler, uuid4 } from '@temporalio/workflow';
+import { ApplicationFailure, defaultPayloadConverter, log, setHandler, upsertMemo, uuid4 } from '@temporalio/workflow';
 import {
   WorkflowStream,
   decodePayloadWire,
@@ -15,6 +15,9 @@ import {
   MAX_DELTA_PUBLISH_BYTES,
   RUN_STREAM_TOPICS,
   STREAM_BUSY_FAILURE,
+  WATCHED_FRESH_MS,
+  WATCHED_MEMO_KEY,
+  WATCHED_RENEW_MS,
   jsonBytes,
   previewOutput,
   type DeltaKind,
@@ -106,6 +109,9 @@ export class RunStream {
   private draining = false;
   /** Polls in flight (parked until an item comes): each holds one of the run's few in-flight updates. */
   private polls = 0;
+  /** Whether polls renew the run's watched memo (`PATCHES.watchedDeltas`), and when it was last renewed. */
+  private announcing = false;
+  private announcedAt = Number.NEGATIVE_INFINITY;
   /** The stream offset of each event the run published (and of the carried ones), by `seq`: for the final record. */
   private readonly eventOffsets = new Map<number, number>();
 
@@ -129,6 +135,7 @@ export class RunStream {
     setHandler(
       workflowStreamPollUpdate,
       async (input) => {
+        this.announceWatcher();
         this.polls++;
         try {
           return await poll.onPoll(input);
@@ -141,6 +148,28 @@ export class RunStream {
     // A run with a stream takes progress only from its stream: the v0.3.0 signal carries no token to check.
     setHandler(toolProgressSignal, () => this.drop('progress signal'));
     setHandler(runStreamTailQuery, (from) => this.tail(from));
+  }
+
+  /**
+   * From now on, a poll records in the run's memo when someone last watched (`PATCHES.watchedDeltas`), so that the
+   * run's `generate` attempts publish only while someone does (they read the memo from Temporal, not from a worker).
+   */
+  announceWatchers(): void {
+    this.announcing = true;
+  }
+
+  /** True when a poll came within `WATCHED_FRESH_MS` (as far as the run's renewals tell), or one waits now. */
+  watchedLately(): boolean {
+    return this.polls > 0 || Date.now() - this.announcedAt < WATCHED_FRESH_MS;
+  }
+
+  /** A poll came: renew the run's watched memo when it is older than the renewal interval (a command, deterministic). */
+  private announceWatcher(): void {
+    if (!this.announcing) return;
+    const now = Date.now();
+    if (now - this.announcedAt < WATCHED_RENEW_MS) return;
+    this.announcedAt = now;
+    upsertMemo({ [WATCHED_MEMO_KEY]: new Date(now).toISOString() });
   }
 
   /** Publishes a run event on the `events` topic (called for every event the run's event log emits). */

@@ -67,7 +67,7 @@ export async function runBatch(
   const runs = await withTimeout(
     Promise.all(
       Array.from({ length: options.runs }, async () => {
-        const run = await runtime.start(writer, options.streaming);
+        const run = await runtime.start(writer, options.streaming, options.watchers > 0);
         const watched = Array.from({ length: options.watchers }, (_, index) => run.watch(index, options.mode));
         const [latencies] = await Promise.all([Promise.all(watched), run.finished()]);
         return { workflowId: run.workflowId, latencies };

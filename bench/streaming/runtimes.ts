@@ -32,8 +32,15 @@ export interface StreamingRuntime {
   readonly worker: ChildWorker;
   /** The watch modes it has (only durable-agent's client shares a subscription between watchers). */
   readonly modes: readonly WatchMode[];
-  /** Starts a run of `writer`; `streaming` is durable-agent's per-run option (default: the agent's). */
-  start(writer: WriterSpec, streaming?: false | { intervalMs: number }): Promise<StartedRun>;
+  /**
+   * Starts a run of `writer`; `streaming` is durable-agent's per-run option (default: the agent's). `watched`: the
+   * caller watches it from the start (durable-agent's `streaming.watched`, as `streamText` sets it).
+   */
+  start(
+    writer: WriterSpec,
+    streaming: false | { intervalMs: number } | undefined,
+    watched: boolean,
+  ): Promise<StartedRun>;
 }
 
 /** Throws unless `text` is what `writer`'s model wrote. */
@@ -54,8 +61,9 @@ export function durableAgentRuntime(clients: Client[], taskQueue: string, worker
     label,
     worker,
     modes: ['shared', 'separate'],
-    start: async (writer, streaming) => {
-      const run = await agents[0]!.start(writer.name, 'write', streaming === undefined ? {} : { streaming });
+    start: async (writer, streaming, watched) => {
+      const option = streaming !== false && watched ? { ...streaming, watched: true } : streaming;
+      const run = await agents[0]!.start(writer.name, 'write', option === undefined ? {} : { streaming: option });
       return {
         workflowId: run.id,
         watch: (index, mode) => watchOurs(agents[mode === 'shared' ? 0 : index]!, run.id),

@@ -162,7 +162,12 @@ export class AgentClient {
     input: string | TranscriptMessage[],
     options: StartRunOptions = {},
   ): Promise<StreamTextResult> {
-    const run = await this.start(agentName, input, options);
+    // This client watches from the start: the run's first step publishes its first piece at once.
+    const streaming = options.streaming ?? true;
+    const run = await this.start(agentName, input, {
+      ...options,
+      ...(streaming === false ? {} : { streaming: { ...(streaming === true ? {} : streaming), watched: true } }),
+    });
     let text: Promise<string> | undefined;
     return {
       runId: run.id,

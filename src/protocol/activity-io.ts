@@ -52,6 +52,14 @@ export interface GenerateInput {
   streamToken?: string;
   /** With {@link streamToken}: how often (ms) a streaming attempt publishes its pieces after the first one. */
   streamIntervalMs?: number;
+  /**
+   * With {@link streamToken}, since `PATCHES.watchedDeltas`: publish only while someone watches the run's stream
+   * (the run's `WATCHED_MEMO_KEY` memo is fresh); the pieces written meanwhile go out when a watcher comes. Without
+   * it (earlier workflows) every piece is published.
+   */
+  streamWhenWatched?: true;
+  /** With {@link streamWhenWatched}: someone polled the run's stream lately when the step began (publish at once). */
+  streamWatched?: true;
 }
 
 /** A server's tool listing as a run recorded it, by content version (equal versions list equal tools). */

@@ -34,6 +34,16 @@ export const RUN_STREAM_TOPICS = {
  * publish is a signal (a history event, an action on Temporal Cloud) and a workflow task: see docs/performance.md.
  */
 export const DEFAULT_DELTA_INTERVAL_MS = 100;
+/**
+ * The memo key under which a run says when a watcher last polled its stream (since `PATCHES.watchedDeltas`): an ISO
+ * time, renewed at most every {@link WATCHED_RENEW_MS} while polls keep coming. A streaming `generate` attempt reads
+ * it from Temporal (no worker is asked) and publishes its pieces only while someone watches.
+ */
+export const WATCHED_MEMO_KEY = 'durable-agent.watched';
+/** How often a watched run renews its {@link WATCHED_MEMO_KEY} at most (one memo change, one history event). */
+export const WATCHED_RENEW_MS = 10_000;
+/** A run counts as watched for this long after the time its memo names (twice the renewal, plus clock skew). */
+export const WATCHED_FRESH_MS = 25_000;
 /** Bounds of a batch interval (agent option or per-run override). */
 export const MIN_DELTA_INTERVAL_MS = 20;
 export const MAX_DELTA_INTERVAL_MS = 5_000;

@@ -31,9 +31,13 @@ export interface AgentRunInput {
   toolRouting?: RunToolRoutingOverride;
   /**
    * Model streaming for this run, over the agent's `streaming` option: `false` publishes no model deltas, `true`
-   * streams with the agent's interval, an object sets the interval (ms, clamped to 20..5,000). See docs/durable-runs.md.
+   * streams with the agent's interval, an object with `intervalMs` streams at that interval (ms, clamped to
+   * 20..5,000); an object without it leaves streaming on or off as the agent says. A step publishes only
+   * while someone watches the run's stream; `watched: true` says the starter watches from the start (as
+   * `AgentClient.streamText` does), so the first step publishes its first piece at once instead of first finding a
+   * watcher. See docs/durable-runs.md.
    */
-  streaming?: boolean | { intervalMs?: number };
+  streaming?: boolean | { intervalMs?: number; watched?: boolean };
   /** Set by the workflow itself when it continues as new. */
   continuation?: RunContinuation;
 }

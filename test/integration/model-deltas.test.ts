@@ -97,7 +97,8 @@ describe('model deltas', () => {
     const model = new ScriptedLanguageModel([{ text: ANSWER, stream: { chunkChars: 6, chunkDelayMs: 40 } }]);
     const agent = new Agent({ name: 'writer', instructions: '', model });
     await withAgentWorker(env, [agent], async ({ start }) => {
-      const run = await start('writer', 'write');
+      // The starter watches from the start (as streamText does): the first piece goes out at once.
+      const run = await start('writer', 'write', { streaming: { watched: true } });
       const parts = await watch(run);
       const result = await run.result();
       expect(result.text).toBe(ANSWER);
@@ -123,9 +124,64 @@ describe('model deltas', () => {
       expect(text.at - firstDelta.at).toBeGreaterThan(1_000);
       // The activity result still holds the assembled step; the token never reaches watchers.
       const [input] = await generateInputs(run.id);
-      expect(input).toMatchObject({ streamToken: expect.any(String) as unknown, streamIntervalMs: 100 });
+      expect(input).toMatchObject({
+        streamToken: expect.any(String) as unknown,
+        streamIntervalMs: 100,
+        streamWhenWatched: true,
+        streamWatched: true,
+      });
       expect(JSON.stringify(parts)).not.toContain(input!.streamToken!);
       await recordHistory('model-deltas-streamed', env, run.id);
+    });
+  });
+
+  it('publishes only while someone watches: a step nobody watches sends nothing; one who comes mid-step gets it all', async () => {
+    // Two steps of 3 s each: a tool call, then the answer.
+    const steps = [
+      {
+        text: ANSWER,
+        toolCalls: [{ toolName: 'note', input: {}, toolCallId: 'n1' }],
+        stream: { chunkChars: 4, chunkDelayMs: 30 },
+      },
+      { text: ANSWER, stream: { chunkChars: 4, chunkDelayMs: 30 } },
+    ];
+    const note = createTool({
+      name: 'note',
+      description: 'Notes.',
+      parameters: z.object({}),
+      execute: async () => 'ok',
+    });
+    const model = new ScriptedLanguageModel({ steps, stepSelection: 'assistant-turns' });
+    const agent = new Agent({ name: 'unwatched-writer', instructions: '', model, tools: [note] });
+    await withAgentWorker(env, [agent], async ({ start }) => {
+      // Nobody watches: the streamed step costs no signal and no workflow task per batch.
+      const alone = await start('unwatched-writer', 'write');
+      expect((await alone.result()).text).toBe(ANSWER);
+      const history = await alone.handle.fetchHistory();
+      expect(history.events!.filter((e) => e.workflowExecutionSignaledEventAttributes)).toHaveLength(0);
+      const inputs = await generateInputs(alone.id);
+      expect(inputs.map((i) => [i.streamWhenWatched, i.streamWatched])).toEqual([
+        [true, undefined],
+        [true, undefined],
+      ]);
+
+      // Someone comes 1.5 s into the first step: they get that attempt's text from its start, then live; the
+      // second step, begun while they watch, publishes from its first piece.
+      const watched = await start('unwatched-writer', 'write');
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const parts = await watch(watched);
+      const result = await watched.result();
+      const deltas = deltasOf(parts);
+      expect(assembledText(deltas, 1)).toBe(ANSWER);
+      expect(assembledText(deltas, 2)).toBe(result.text);
+      const firstStepText = parts.find((p) => p.type === 'event' && p.event.type === 'text' && p.event.step === 1)!;
+      const firstDelta = parts.find((p) => p.type === 'deltas')!;
+      // Live: the first step's pieces came well before its final message (at most a probe interval after coming).
+      expect(firstStepText.at - firstDelta.at).toBeGreaterThan(500);
+      expect((await generateInputs(watched.id))[1]).toMatchObject({ streamWhenWatched: true, streamWatched: true });
+      const memo = (await watched.handle.describe()).memo?.['durable-agent.watched'];
+      expect(typeof memo).toBe('string');
+      await recordHistory('model-deltas-watched-mid-step', env, watched.id);
     });
   });
 
@@ -252,7 +308,7 @@ describe('model deltas', () => {
     const model = new ScriptedLanguageModel([{ text: huge + ' end.', stream: { chunkChars: huge.length } }]);
     const agent = new Agent({ name: 'huge-writer', instructions: '', model });
     await withAgentWorker(env, [agent], async ({ start }) => {
-      const run = await start('huge-writer', 'write');
+      const run = await start('huge-writer', 'write', { streaming: { watched: true } });
       const deltas = deltasOf(await watch(run));
       expect((await run.result()).text).toBe(huge + ' end.');
       expect(assembledText(deltas, 1)).toBe(huge + ' end.');
@@ -282,9 +338,11 @@ describe('model deltas', () => {
     await withAgentWorker(env, [quiet, loud], async ({ start }) => {
       const byAgent = await start('quiet-writer', 'write');
       const byRun = await start('loud-writer', 'write', { streaming: false });
-      const overruled = await start('quiet-writer', 'write', { streaming: { intervalMs: 1 } });
-      const agentInterval = await start('loud-writer', 'write');
-      for (const run of [byAgent, byRun]) {
+      // Saying who watches (as streamText does) does not turn on what the agent turned off.
+      const watchedQuiet = await start('quiet-writer', 'write', { streaming: { watched: true } });
+      const overruled = await start('quiet-writer', 'write', { streaming: { intervalMs: 1, watched: true } });
+      const agentInterval = await start('loud-writer', 'write', { streaming: { watched: true } });
+      for (const run of [byAgent, byRun, watchedQuiet]) {
         const parts = await watch(run);
         expect(deltasOf(parts)).toEqual([]);
         expect(parts.at(-1)).toMatchObject({ type: 'event', event: { type: 'finished', text: ANSWER } });

@@ -29,7 +29,23 @@ export interface DeltaPublisherOptions {
   step: number;
   attempt: number;
   intervalMs: number;
+  /**
+   * Publish only while someone watches the run's stream (`streamWhenWatched`): `watched` tells whether someone does
+   * now (the run's memo, read from Temporal). Called at the attempt's first piece unless `watchedAtStart`, then every
+   * {@link PROBE_UNWATCHED_MS} while nobody watches and every {@link PROBE_WATCHED_MS} while someone does. Without it,
+   * every piece is published.
+   */
+  whenWatched?: { watched: () => Promise<boolean>; watchedAtStart: boolean };
 }
+
+/**
+ * How often an unwatched attempt asks whether someone watches now (a watcher that comes waits at most this long):
+ * quickly in the attempt's first second, when someone who starts a run and watches it is still arriving.
+ */
+const PROBE_UNWATCHED_MS = 1_000;
+const EARLY_PROBES_MS = [100, 100, 200, 400];
+/** How often a watched attempt asks whether someone still does. */
+const PROBE_WATCHED_MS = 5_000;
 
 /**
  * Publishes one `generate` attempt's model output on the run stream's `deltas` topic as {@link DeltaPublish}
@@ -50,8 +66,15 @@ export class DeltaPublisher {
   private stream: WorkflowStreamClient | undefined;
   private closed = false;
   private failures = 0;
+  /** Whether pieces go out now: always without `whenWatched`; with it, while someone watches the run's stream. */
+  private watched: boolean;
+  private probing: NodeJS.Timeout | undefined;
+  private probed = false;
+  private probes = 0;
 
-  constructor(private readonly options: DeltaPublisherOptions) {}
+  constructor(private readonly options: DeltaPublisherOptions) {
+    this.watched = options.whenWatched ? options.whenWatched.watchedAtStart : true;
+  }
 
   /** The `onDelta` listener of the model call. Never throws: a publishing problem must not end the model call. */
   readonly onDelta = (delta: ModelDelta): void => {
@@ -61,6 +84,13 @@ export class DeltaPublisher {
       const toolName = delta.type === 'tool-input' ? delta.toolName : '';
       if (delta.id.length > MAX_DELTA_ID_CHARS || toolName.length > MAX_DELTA_ID_CHARS) return;
       this.add(delta);
+      if (!this.probed && this.options.whenWatched) {
+        this.probed = true;
+        // Asked at once only when the run did not say someone watched; else first after the watched interval.
+        this.scheduleProbe(this.watched ? PROBE_WATCHED_MS : 0);
+      }
+      // Nobody watches: the pieces wait (what the attempt wrote so far goes out when someone comes).
+      if (!this.watched) return;
       if (!this.started) {
         // The attempt's first piece: at once.
         this.started = true;
@@ -78,7 +108,9 @@ export class DeltaPublisher {
   /** Publishes what is left and waits for it (at most {@link CLOSE_TIMEOUT_MS}); never throws. */
   async close(): Promise<void> {
     if (this.closed) return;
-    this.send();
+    this.stopProbing();
+    // Unwatched to the end: nothing goes out (the step's recorded message stands in for its pieces).
+    if (this.watched) this.send();
     this.closed = true;
     const drained = (async () => {
       while (this.pumping) await this.pumping;
@@ -91,6 +123,7 @@ export class DeltaPublisher {
 
   /** The attempt failed or was cancelled: nothing more is published (what a next attempt writes replaces it). */
   abandon(): void {
+    this.stopProbing();
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.timer);
@@ -98,6 +131,36 @@ export class DeltaPublisher {
     this.parts = [];
     this.ready.length = 0;
     void this.stream?.[Symbol.asyncDispose]().catch((err: unknown) => this.failed(err));
+  }
+
+  /** Asks whether someone watches after `ms`; when someone starts watching, what was written so far goes out. */
+  private scheduleProbe(ms: number): void {
+    this.probing = setTimeout(() => void this.probe(), ms);
+  }
+
+  private async probe(): Promise<void> {
+    let watched: boolean;
+    try {
+      watched = await this.options.whenWatched!.watched();
+    } catch (err) {
+      // Not knowing must not hide the text from someone who watches: publish, as without watching.
+      this.failed(err);
+      watched = true;
+    }
+    if (this.closed) return;
+    const came = watched && !this.watched;
+    this.watched = watched;
+    if (came) {
+      // The attempt's pieces so far, at once (a first piece, for the watcher who came).
+      this.started = true;
+      this.send();
+    }
+    this.scheduleProbe(watched ? PROBE_WATCHED_MS : (EARLY_PROBES_MS[this.probes++] ?? PROBE_UNWATCHED_MS));
+  }
+
+  private stopProbing(): void {
+    clearTimeout(this.probing);
+    this.probing = undefined;
   }
 
   /** Adds a delta to the current batch: merged into the previous piece of the same part, split when long. */
