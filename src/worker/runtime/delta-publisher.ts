@@ -43,6 +43,7 @@ export interface DeltaPublisherOptions {
  * quickly in the attempt's first second, when someone who starts a run and watches it is still arriving.
  */
 const PROBE_UNWATCHED_MS = 1_000;
+const FIRST_PROBE_MS = 50;
 const EARLY_PROBES_MS = [100, 100, 200, 400];
 /** How often a watched attempt asks whether someone still does. */
 const PROBE_WATCHED_MS = 5_000;
@@ -86,8 +87,9 @@ export class DeltaPublisher {
       this.add(delta);
       if (!this.probed && this.options.whenWatched) {
         this.probed = true;
-        // Asked at once only when the run did not say someone watched; else first after the watched interval.
-        this.scheduleProbe(this.watched ? PROBE_WATCHED_MS : 0);
+        // Asked soon (not at once: a step that ends within that time, a tool call say, asks nobody) when the run did
+        // not say someone watched; else first after the watched interval.
+        this.scheduleProbe(this.watched ? PROBE_WATCHED_MS : FIRST_PROBE_MS);
       }
       // Nobody watches: the pieces wait (what the attempt wrote so far goes out when someone comes).
       if (!this.watched) return;
