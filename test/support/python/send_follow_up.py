@@ -10,6 +10,7 @@ run (a child workflow with that id) has finished.
 
 import asyncio
 import json
+import os
 import sys
 
 from temporalio.client import Client, WithStartWorkflowOperation
@@ -47,4 +48,11 @@ async def main() -> None:
     print(json.dumps({"text": result["text"]}), flush=True)
 
 
-asyncio.run(main())
+if __name__ == "__main__":
+    asyncio.run(main())
+    # The SDK's Rust core keeps threads that can touch the interpreter while it finalizes, which aborts a
+    # short-lived client with "PyGILState_Release: thread state ... must be current" (temporalio/sdk-python#300).
+    # Everything is printed and flushed by now: leave without interpreter teardown.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)

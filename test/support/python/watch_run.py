@@ -13,6 +13,7 @@ answers the same read with its own query, `durable-agent.stream-tail`, which thi
 import asyncio
 import base64
 import json
+import os
 import sys
 
 from temporalio.api.common.v1 import Payload
@@ -53,4 +54,11 @@ async def main() -> None:
             return
 
 
-asyncio.run(main())
+if __name__ == "__main__":
+    asyncio.run(main())
+    # The SDK's Rust core keeps threads that can touch the interpreter while it finalizes, which aborts a
+    # short-lived client with "PyGILState_Release: thread state ... must be current" (temporalio/sdk-python#300).
+    # Everything is printed and flushed by now: leave without interpreter teardown.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
