@@ -9,7 +9,8 @@
 // Writes bench/results/streaming.{json,md}.
 //   npm run bench:streaming                 everything (about 10 minutes on 2 cores)
 //   npm run bench:streaming -- --quick      a short smoke run (BENCH_QUICK=1 too)
-//   npm run bench:streaming -- --only=sweep,cost   some sections (headToHead, sweep, watchers, cost)
+//   npm run bench:streaming -- --only=sweep,cost   some sections (headToHead, sweep, watchers, cost); the others are
+//                                                  kept from the last results, the report says from when
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -88,6 +89,33 @@ function writers() {
       delayMs: cost.delayMs,
     } satisfies WriterSpec,
   };
+}
+
+/**
+ * A run of some sections keeps the others from the last results (if their configuration matches), so
+ * bench/results/streaming.md stays whole; the report names the sections kept and the run they come from.
+ */
+function keepUnselected(report: StreamingReport, path: string): void {
+  let last: StreamingReport;
+  try {
+    last = JSON.parse(readFileSync(path, 'utf8')) as StreamingReport;
+  } catch {
+    return;
+  }
+  if (last.quick !== report.quick) return;
+  const kept: Section[] = [];
+  for (const section of SECTIONS) {
+    if (selected.has(section) || last[section] === undefined) continue;
+    if (JSON.stringify(last.config[section]) !== JSON.stringify(report.config[section])) continue;
+    Object.assign(report, { [section]: last[section] });
+    kept.push(section);
+  }
+  if (kept.length === 0) return;
+  report.kept = { sections: kept, date: last.kept?.date ?? last.date, command: last.kept?.command ?? last.command };
+  if (kept.includes('headToHead') || kept.includes('watchers')) {
+    report.temporalAiSdk = last.temporalAiSdk;
+    if (last.versions.temporalAiSdk) report.versions.temporalAiSdk = last.versions.temporalAiSdk;
+  }
 }
 
 async function main(): Promise<void> {
@@ -190,8 +218,9 @@ async function main(): Promise<void> {
 
     report.durationSeconds = round((Date.now() - startedAt) / 1000, 1);
     report.machine.loadAverage.end = round(os.loadavg()[0]!, 2);
-    const md = renderStreamingMarkdown(report);
     const resultsDir = `${BENCH_DIR}results/`;
+    if (only) keepUnselected(report, `${resultsDir}streaming.json`);
+    const md = renderStreamingMarkdown(report);
     mkdirSync(resultsDir, { recursive: true });
     await writeJson(`${resultsDir}streaming.json`, report);
     writeFileSync(`${resultsDir}streaming.md`, md);
