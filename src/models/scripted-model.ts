@@ -110,6 +110,11 @@ export interface ScriptedLanguageModelOptions {
   provider?: string;
   /** Default `sequential`. */
   stepSelection?: StepSelection;
+  /**
+   * Default true. `false` keeps {@link ScriptedLanguageModel.requests} empty (calls are still counted), so a
+   * long-lived worker answering thousands of calls (a benchmark) does not hold every prompt.
+   */
+  recordRequests?: boolean;
 }
 
 /**
@@ -142,6 +147,8 @@ export class ScriptedLanguageModel implements LanguageModelV4 {
   readonly requests: ScriptedRequest[] = [];
   private readonly steps: ScriptedStep[];
   private readonly stepSelection: StepSelection;
+  private readonly recordRequests: boolean;
+  private calls = 0;
 
   constructor(options: ScriptedLanguageModelOptions | ScriptedStep[]) {
     const resolved = Array.isArray(options) ? { steps: options } : options;
@@ -149,6 +156,7 @@ export class ScriptedLanguageModel implements LanguageModelV4 {
     this.modelId = resolved.modelId ?? 'scripted';
     this.provider = resolved.provider ?? 'scripted';
     this.stepSelection = resolved.stepSelection ?? 'sequential';
+    this.recordRequests = ('recordRequests' in resolved ? resolved.recordRequests : undefined) ?? true;
   }
 
   /** Rebuilds a model from a {@link ScriptedModelScript} or its JSON text (e.g. in a worker child process). */
@@ -162,14 +170,12 @@ export class ScriptedLanguageModel implements LanguageModelV4 {
 
   /** Number of calls received so far. */
   get callCount(): number {
-    return this.requests.length;
+    return this.calls;
   }
 
   /** Steps not used yet (sequential selection only; with `assistant-turns` it is the script length). */
   get remainingSteps(): number {
-    return this.stepSelection === 'sequential'
-      ? Math.max(0, this.steps.length - this.requests.length)
-      : this.steps.length;
+    return this.stepSelection === 'sequential' ? Math.max(0, this.steps.length - this.calls) : this.steps.length;
   }
 
   /** Answers from the script. */
@@ -186,7 +192,7 @@ export class ScriptedLanguageModel implements LanguageModelV4 {
   private async answer(
     options: LanguageModelV4CallOptions,
   ): Promise<{ result: LanguageModelV4GenerateResult; reply: ScriptedReply }> {
-    const callIndex = this.requests.length;
+    const callIndex = this.calls++;
     const stepIndex =
       this.stepSelection === 'sequential'
         ? callIndex
@@ -202,7 +208,7 @@ export class ScriptedLanguageModel implements LanguageModelV4 {
       providerOptions: options.providerOptions,
       lastUserText: lastUserText(options.prompt),
     };
-    this.requests.push(request);
+    if (this.recordRequests) this.requests.push(request);
 
     const step = this.steps[stepIndex];
     if (step === undefined) {

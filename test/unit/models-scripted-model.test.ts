@@ -158,4 +158,17 @@ describe('ScriptedLanguageModel', () => {
     expect(await result.text).toBe('streamed');
     expect((await result.toolCalls).map((call) => call.toolCallId)).toEqual(['call_0_0']);
   });
+
+  it('counts calls but keeps no prompt with recordRequests: false, and still runs out of steps loudly', async () => {
+    const model = new ScriptedLanguageModel({ steps: [{ text: 'one' }, { text: 'two' }], recordRequests: false });
+    expect((await callModel({ model, messages: user('a') })).text).toBe('one');
+    expect((await callModel({ model, messages: user('b') })).text).toBe('two');
+    expect(model.callCount).toBe(2);
+    expect(model.requests).toEqual([]);
+    expect(model.remainingSteps).toBe(0);
+    await expect(callModel({ model, messages: user('c') })).rejects.toMatchObject({
+      type: 'Model.ScriptExhausted',
+      message: expect.stringMatching(/model call #3 needs step #3/),
+    });
+  });
 });
