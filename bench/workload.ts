@@ -17,6 +17,11 @@ export interface WorkloadSpec {
   localTool?: boolean;
   /** The tool needs a person's approval (runs wait for it before their first tool call). */
   approval?: boolean;
+  /**
+   * A conversation's agent (`toolSteps` 0): the model answers every turn with the final text, and older turns are
+   * summarized by a scripted summarizer past 20 messages, keeping 6 (a conversation's `compaction` can raise that).
+   */
+  chat?: boolean;
 }
 
 export const SYSTEM_PROMPT = 'You are a benchmark agent. Call lookup when told to, then answer briefly.';
@@ -36,7 +41,8 @@ export function modelSteps(spec: WorkloadSpec): number {
 
 /** The agent name that hosts one spec on durable-agent's worker. */
 export function agentName(spec: WorkloadSpec): string {
-  return `bench-t${spec.toolSteps}-b${spec.bytes}${spec.localTool ? '-local' : ''}${spec.approval ? '-approval' : ''}`;
+  const flags = `${spec.localTool ? '-local' : ''}${spec.approval ? '-approval' : ''}${spec.chat ? '-chat' : ''}`;
+  return `bench-t${spec.toolSteps}-b${spec.bytes}${flags}`;
 }
 
 /** The model id that carries one spec to the @temporalio/ai-sdk worker's scripted provider. */
@@ -57,8 +63,36 @@ export function scriptedModel(spec: WorkloadSpec): ScriptedLanguageModel {
   return new ScriptedLanguageModel({ steps, stepSelection: 'assistant-turns', modelId: scriptedModelId(spec) });
 }
 
+/** Compaction of a chat spec's conversations (the summarizer answers at once, as the model does). */
+export const CHAT_COMPACTION = { triggerMessages: 20, keepMessages: 6 };
+
+/** A model that answers `text` to any prompt, any number of times. */
+function answeringModel(text: string, modelId: string): ScriptedLanguageModel {
+  const reply: ScriptedReply = { text, usage: USAGE };
+  // Stateless: the step is the count of assistant messages in the prompt, each step the same answer.
+  return new ScriptedLanguageModel({
+    steps: Array.from({ length: 100_000 }, () => reply),
+    stepSelection: 'assistant-turns',
+    modelId,
+    // Thousands of idle conversations are measured on one worker: their prompts must not stay in the model.
+    recordRequests: false,
+  });
+}
+
 /** The durable-agent agent for one spec (a model instance of its own; the tool is the same everywhere). */
 export function benchAgent(spec: WorkloadSpec): Agent {
+  if (spec.chat) {
+    return new Agent({
+      name: agentName(spec),
+      instructions: SYSTEM_PROMPT,
+      model: answeringModel(FINAL_TEXT, 'scripted-chat'),
+      maxSteps: 1,
+      summarization: {
+        model: answeringModel('summary of the earlier turns', 'scripted-summarizer'),
+        ...CHAT_COMPACTION,
+      },
+    });
+  }
   return new Agent({
     name: agentName(spec),
     instructions: SYSTEM_PROMPT,
