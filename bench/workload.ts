@@ -60,7 +60,13 @@ export function scriptedModel(spec: WorkloadSpec): ScriptedLanguageModel {
     });
   }
   steps.push({ text: FINAL_TEXT, usage: USAGE });
-  return new ScriptedLanguageModel({ steps, stepSelection: 'assistant-turns', modelId: scriptedModelId(spec) });
+  // No prompts kept: a bench worker answers thousands of runs, and the memory sections measure the runtime's.
+  return new ScriptedLanguageModel({
+    steps,
+    stepSelection: 'assistant-turns',
+    modelId: scriptedModelId(spec),
+    recordRequests: false,
+  });
 }
 
 /** Compaction of a chat spec's conversations (the summarizer answers at once, as the model does). */
