@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import { getGlobalLogger } from '../../logger.js';
@@ -114,13 +113,17 @@ export class DeltaPublisher {
     // Unwatched to the end: nothing goes out (the step's recorded message stands in for its pieces).
     if (this.watched) this.send();
     this.closed = true;
+    // Nothing ever went out (a step nobody watched, or one without text): nothing to drain.
+    if (!this.pumping && !this.stream) return;
     const drained = (async () => {
       while (this.pumping) await this.pumping;
       await this.stream?.[Symbol.asyncDispose]();
     })().catch((err: unknown) => this.failed(err));
-    const timeout = new AbortController();
-    await Promise.race([drained, delay(CLOSE_TIMEOUT_MS, undefined, { signal: timeout.signal }).catch(() => {})]);
-    timeout.abort();
+    // A plain timer, cleared: an aborted `delay` would build an AbortError (a DOMException and its stack) per step.
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_TIMEOUT_MS)));
+    await Promise.race([drained, timedOut]);
+    clearTimeout(timer);
   }
 
   /** The attempt failed or was cancelled: nothing more is published (what a next attempt writes replaces it). */
