@@ -15,6 +15,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { AgentClient } from '../src/client/agent-client.js';
+import { chainRunIds } from '../src/client/history/run-chain.js';
 import { startDevServer } from '../src/worker/dev-server.js';
 import { startChildWorker, type ChildWorker } from './child-worker.js';
 import { mapLimit } from './pool.js';
@@ -323,15 +324,9 @@ type History = Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['f
 /** Every execution's history of a workflow id, first to last (continue-as-new links them). */
 async function executionsOf(temporal: Client, workflowId: string): Promise<History[]> {
   const described = await temporal.workflow.getHandle(workflowId).describe();
-  const histories: History[] = [];
-  let runId: string | undefined = described.raw.workflowExecutionInfo?.firstRunId ?? described.runId;
-  while (runId) {
-    const history = await temporal.workflow.getHandle(workflowId, runId).fetchHistory();
-    histories.push(history);
-    const last = history.events?.at(-1);
-    runId = last?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
-  }
-  return histories;
+  const firstRunId = described.raw.workflowExecutionInfo?.firstRunId ?? described.runId;
+  const runIds = await chainRunIds(temporal.workflow, workflowId, firstRunId);
+  return await Promise.all(runIds.map((runId) => temporal.workflow.getHandle(workflowId, runId).fetchHistory()));
 }
 
 function historyBytes(history: History): number {

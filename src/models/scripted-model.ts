@@ -151,12 +151,12 @@ export class ScriptedLanguageModel implements LanguageModelV4 {
   private calls = 0;
 
   constructor(options: ScriptedLanguageModelOptions | ScriptedStep[]) {
-    const resolved = Array.isArray(options) ? { steps: options } : options;
+    const resolved: ScriptedLanguageModelOptions = Array.isArray(options) ? { steps: options } : options;
     this.steps = [...resolved.steps];
     this.modelId = resolved.modelId ?? 'scripted';
     this.provider = resolved.provider ?? 'scripted';
     this.stepSelection = resolved.stepSelection ?? 'sequential';
-    this.recordRequests = ('recordRequests' in resolved ? resolved.recordRequests : undefined) ?? true;
+    this.recordRequests = resolved.recordRequests ?? true;
   }
 
   /** Rebuilds a model from a {@link ScriptedModelScript} or its JSON text (e.g. in a worker child process). */
