@@ -19,8 +19,10 @@ export interface WorkerStats {
   heapUsedBytes: number;
   externalBytes: number;
   threads: number;
-  /** Promises created in the worker threads so far (each costs a stack trace in a workflow thread). */
+  /** Promises created in the worker threads so far (the SDK's and the workflows'). */
   threadPromises: number;
+  /** Of them, those made by workflow code in the sandbox: Temporal's promise hook captures a stack trace for each. */
+  workflowPromises: number;
 }
 
 /** A running child worker. */

@@ -70,7 +70,8 @@ try {
     `${kind}${options.localTool ? ' (local tool)' : ''}: ${runs} runs × ${modelSteps(spec)} steps ` +
       `(${atOnce} at once), ` +
       `${(wallMs / steps).toFixed(2)} ms/step wall, ${(cpu / steps).toFixed(2)} ms/step process CPU, ` +
-      `${((after.threadPromises - before.threadPromises) / steps).toFixed(1)} workflow-thread promises/step ` +
+      `${((after.threadPromises - before.threadPromises) / steps).toFixed(1)} workflow-thread promises/step, ` +
+      `${((after.workflowPromises - before.workflowPromises) / steps).toFixed(1)} of them by workflow code ` +
       `(without the profiler); profiles in ${dir}\n`,
   );
   for (const file of files) {

@@ -121,6 +121,8 @@ export interface ProfileThread {
   wallMs: number;
   /** Sampled time not idle, ms per model step. */
   busyMsPerStep: number;
+  /** Inclusive ms per model step in Temporal's promise hook capturing stack traces (workflow threads only). */
+  stackCaptureMsPerStep?: number;
   /** Top packages or source folders by self time (self and inclusive ms per model step). */
   groups: ProfileEntry[];
   /** Top functions by self time (self and inclusive ms per model step). */
@@ -133,13 +135,20 @@ export interface ProfileRow {
   label: string;
   concurrentRuns: number;
   modelStepsPerRun: number;
+  /** Batches measured without the profiler; the figures below are their medians. */
+  batches?: number;
   /** Without the profiler. */
   stepsPerSecond: number;
   cpuMsPerStep: number;
   mainCpuMsPerStep: number;
   workflowCpuMsPerStep: number;
-  /** Promises created in the workflow threads per model step (each captures a stack trace there). */
+  /** Promises created in the workflow threads per model step (the SDK's and the workflows'). */
   promisesPerStep: number;
+  /** Of them, those workflow code made in the sandbox: Temporal's promise hook captures a stack trace for each. */
+  workflowPromisesPerStep?: number;
+  /** Each batch's steps/s and worker CPU ms per step, in the order run. */
+  batchStepsPerSecond?: number[];
+  batchCpuMsPerStep?: number[];
   /** Wall time of the profiled batch (the profiler's sampling slows it). */
   profiledWallMs: number;
   /** Where the `.cpuprofile` files are. */
@@ -268,9 +277,12 @@ export function renderTables(report: BenchReport): string {
     const first = report.profile[0]!;
     section(
       `CPU profile of a worker at ${first.concurrentRuns} runs at once (${first.modelStepsPerRun} model steps each)`,
-      'Each runtime: the batch once without the profiler (steps/s, worker CPU per step, promises created in the ' +
-        "workflow threads per step: each captures a stack trace there), then again with V8's CPU profiler in every " +
-        'thread of the worker. "main" runs activities, payload conversion and the SDK\'s side of workflow tasks; the ' +
+      "Each runtime: batches without the profiler, alternating with the other runtime (medians; each batch's " +
+        'steps/s in the last column: one batch on this machine swings by tens of percent), for steps/s, worker CPU ' +
+        'per step, promises created in the ' +
+        'workflow threads per step, and of them those made by workflow code in the sandbox, for each of which ' +
+        "Temporal's promise hook captures a stack trace), then again with V8's CPU profiler in every " +
+        'thread of the worker ("stack captures": inclusive ms per step in that hook, from the profile). "main" runs activities, payload conversion and the SDK\'s side of workflow tasks; the ' +
         'worker threads run the workflow sandbox; the rest of the process (Rust core, GC threads) is not sampled. ' +
         'Self and inclusive (incl.) ms per model step; groups are packages (`node_modules`) or source folders ' +
         "(`bundle:` is workflow code as bundled). The profiler's sampling adds CPU of its own, so compare rows, not " +
@@ -465,8 +477,11 @@ function profileCostTable(report: BenchReport): [string[], unknown[][]] {
       '÷ floor',
       'main thread',
       'workflow threads',
-      'workflow promises/step',
+      'promises/step (workflow threads)',
+      'of them by workflow code (stack captured)',
+      'stack captures ms/step (profiled)',
       'profiled threads busy ms/step',
+      'steps/s of each batch',
     ],
     report.profile.map((row) => [
       row.label,
@@ -477,7 +492,13 @@ function profileCostTable(report: BenchReport): [string[], unknown[][]] {
       fmt(row.mainCpuMsPerStep, 3),
       fmt(row.workflowCpuMsPerStep, 3),
       fmt(row.promisesPerStep, 1),
+      row.workflowPromisesPerStep === undefined ? '–' : fmt(row.workflowPromisesPerStep, 1),
+      fmt(
+        row.threads.reduce((sum, thread) => sum + (thread.stackCaptureMsPerStep ?? 0), 0),
+        3,
+      ),
       row.threads.map((thread) => `${thread.thread.split(' ')[0]} ${thread.busyMsPerStep.toFixed(3)}`).join(', '),
+      (row.batchStepsPerSecond ?? [row.stepsPerSecond]).map((value) => fmt(value, 1)).join(', '),
     ]),
   ];
 }
@@ -619,8 +640,9 @@ export function targetLines(report: BenchReport): string[] {
     const floor = report.profile.find((r) => r.runtime === 'floor');
     const r = floor ? row.stepsPerSecond / floor.stepsPerSecond : undefined;
     const cpu = floor ? row.cpuMsPerStep / floor.cpuMsPerStep : undefined;
+    const batches = (row.batches ?? 1) === 1 ? 'one batch' : `medians of ${row.batches} batches`;
     lines.push(
-      `- ${row.concurrentRuns} runs at once (profile section, without the profiler): steps/s ÷ floor ${fmt(r, 2)}× ` +
+      `- ${row.concurrentRuns} runs at once (profile section, ${batches} without the profiler): steps/s ÷ floor ${fmt(r, 2)}× ` +
         `(target ≥ 0.95: ${verdict(r === undefined ? undefined : r >= 0.95)}); worker CPU per step ÷ floor ${fmt(cpu, 2)}×`,
     );
   }

@@ -60,7 +60,7 @@ const CONFIG = {
   concurrency: { levels: QUICK ? [1, 10, 50] : [1, 10, 50, 100, 200], toolSteps: 5, bytes: 64 },
   history: { toolSteps: [5, 10, 20, 40], bytes: 2048 },
   // The same workload as the concurrency section's, so the same agent serves it.
-  profile: { runs: QUICK ? 20 : 200, toolSteps: 5, bytes: 64, top: 15 },
+  profile: { runs: QUICK ? 20 : 200, toolSteps: 5, bytes: 64, rounds: QUICK ? 1 : 5, top: 15 },
   waiting: {
     ladder: QUICK ? [1, 50, 200] : [1, 100, 1000, 5000],
     // About 1.5 MB per waiting run: 5,000 would not fit a worker's default 4 GB heap.

@@ -7,11 +7,14 @@ import v8 from 'node:v8';
 import workerThreads from 'node:worker_threads';
 
 const { benchStats, original } = workerThreads.workerData;
-// Promises created in this thread: in a workflow thread each costs a captured stack trace (Temporal's promise hook
-// for the stack trace query), and each pending one keeps it.
+// Promises created in this thread, and those of them made by workflow code: their constructor is the sandbox's
+// Promise, not this thread's, and Temporal's promise hook (for the stack trace query) captures and keeps a stack
+// trace for each of them while it is pending. The SDK's own promises outside the sandbox cost no capture.
 let promises = 0;
-v8.promiseHooks.onInit(() => {
+let workflowPromises = 0;
+v8.promiseHooks.onInit((promise) => {
   promises++;
+  if (promise.constructor !== Promise) workflowPromises++;
 });
 /** @type {Session | undefined} */
 let profiler;
@@ -31,7 +34,7 @@ benchStats.port.on('message', (/** @type {{ id: number, gc?: boolean, profile?: 
     }
     if (request.gc && typeof globalThis.gc === 'function') globalThis.gc();
     const cpu = process.threadCpuUsage();
-    return { heap: v8.getHeapStatistics(), promises, cpuMs: (cpu.user + cpu.system) / 1000 };
+    return { heap: v8.getHeapStatistics(), promises, workflowPromises, cpuMs: (cpu.user + cpu.system) / 1000 };
   };
   void answer().then((result) => benchStats.port.postMessage({ id: request.id, ...result }));
 });

@@ -58,7 +58,7 @@ export function instrumentWorkerThreads() {
  *
  * @param {{ port: import('node:worker_threads').MessagePort }} thread
  * @param {{ gc?: boolean, profile?: 'start' | 'stop' }} request
- * @returns {Promise<{ heap?: import('node:v8').HeapInfo, profile?: unknown, promises?: number, cpuMs?: number }>}
+ * @returns {Promise<{ heap?: import('node:v8').HeapInfo, profile?: unknown, promises?: number, workflowPromises?: number, cpuMs?: number }>}
  */
 function askThread(thread, request) {
   const id = nextRequest++;
@@ -142,6 +142,8 @@ export async function processStats(options = {}) {
     threads: heaps.length,
     /** Promises created in the worker threads so far. */
     threadPromises: answers.reduce((sum, answer) => sum + (answer.promises ?? 0), 0),
+    /** Of them, those made by workflow code in the sandbox: Temporal's promise hook captures a stack for each. */
+    workflowPromises: answers.reduce((sum, answer) => sum + (answer.workflowPromises ?? 0), 0),
   };
 }
 

@@ -7,10 +7,10 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { summarize, type CpuProfile, type ProfileEntry } from '../cpu-profile.js';
+import { summarize, type CpuProfile, type ProfileEntry, type ProfileSummary } from '../cpu-profile.js';
 import type { ChildWorker, WorkerStats } from '../child-worker.js';
 import type { BenchRuntime } from '../runtimes.js';
-import { round } from '../stats.js';
+import { median, round } from '../stats.js';
 import { modelSteps, type WorkloadSpec } from '../workload.js';
 import type { ProfileRow, ProfileThread } from '../report.js';
 
@@ -20,6 +20,8 @@ export interface ProfileConfig {
   runs: number;
   toolSteps: number;
   bytes: number;
+  /** Batches per runtime without the profiler, alternating between the runtimes; figures are their medians. */
+  rounds: number;
   /** Functions and groups kept per thread. */
   top: number;
 }
@@ -31,8 +33,10 @@ export interface BatchCost {
   cpuMsPerStep: number;
   mainCpuMsPerStep: number;
   workflowCpuMsPerStep: number;
-  /** Promises created in the workflow threads per model step (each captures a stack trace there). */
+  /** Promises created in the workflow threads per model step (the SDK's and the workflows'). */
   promisesPerStep: number;
+  /** Of them, those workflow code made in the sandbox: Temporal's promise hook captures a stack trace for each. */
+  workflowPromisesPerStep: number;
 }
 
 /** Runs `runs` runs of `spec` at once and reads the worker's CPU time and workflow-thread promises around them. */
@@ -55,6 +59,7 @@ export async function measureBatch(
     mainCpuMsPerStep: delta((s) => s.mainCpuMs),
     workflowCpuMsPerStep: delta((s) => s.threadCpuMs),
     promisesPerStep: delta((s) => s.threadPromises),
+    workflowPromisesPerStep: delta((s) => s.workflowPromises),
   };
 }
 
@@ -94,6 +99,7 @@ export function summarizeThread(file: string, steps: number, top: number): Profi
     file,
     wallMs: round(summary.wallMs),
     busyMsPerStep: round(summary.busyMs / steps, 4),
+    stackCaptureMsPerStep: round(stackCaptureMs(summary) / steps, 4),
     // Idle time is no one's cost; (program) and (garbage collector) are, and stay.
     groups: summary.groups.filter(notIdle).slice(0, top).map(perStep),
     functions: summary.functions.filter(notIdle).slice(0, top).map(perStep),
@@ -102,35 +108,81 @@ export function summarizeThread(file: string, steps: number, top: number): Profi
 
 const notIdle = (entry: ProfileEntry) => entry.name !== '(idle)';
 
-/** Runs the section for the runtimes with a worker of their own (the floor and durable-agent). */
+/**
+ * Time in Temporal's promise hook (`init` in the worker's `workflow/vm-shared.js`), inclusive: for each promise
+ * workflow code makes it builds an Error for its stack, formats the stack through the bundle's source map and keeps
+ * it for the stack trace query. Only workflow threads have it.
+ */
+function stackCaptureMs(summary: ProfileSummary): number {
+  return summary.functions
+    .filter((entry) => /^init workflow\/vm-shared\.js:/.test(entry.name))
+    .reduce((sum, entry) => sum + entry.totalMs, 0);
+}
+
+/**
+ * Runs the section for the runtimes with a worker of their own (the floor and durable-agent). The batches without the
+ * profiler alternate between the runtimes, `config.rounds` each: on a shared 2-core machine one batch swings by tens
+ * of percent, so each figure is the median over a runtime's batches (every batch's steps/s and CPU stay in the row).
+ * Then one profiled batch each.
+ */
 export async function measureProfile(
   runtimes: BenchRuntime[],
   config: ProfileConfig,
   guarded: <T>(runtime: BenchRuntime, what: () => Promise<T>) => Promise<T | undefined>,
   log: (line: string) => void,
 ): Promise<ProfileRow[]> {
-  const rows: ProfileRow[] = [];
   const spec: WorkloadSpec = { toolSteps: config.toolSteps, bytes: config.bytes };
   const steps = config.runs * modelSteps(spec);
-  for (const runtime of runtimes) {
-    const { worker } = runtime;
-    if (!worker) continue;
-    const withWorker = { ...runtime, worker };
-    log(`Profile: ${runtime.label}, ${config.runs} runs at once without, then with, the CPU profiler`);
+  const measured = runtimes.flatMap((runtime) =>
+    runtime.worker ? [{ runtime, withWorker: { ...runtime, worker: runtime.worker }, costs: [] as BatchCost[] }] : [],
+  );
+  const rounds = Math.max(1, config.rounds);
+  for (let batch = 1; batch <= rounds; batch++) {
+    for (const entry of measured) {
+      // A runtime that failed a batch is left out of the rest (`guarded` remembers it).
+      if (entry.costs.length < batch - 1) continue;
+      log(`Profile: ${entry.runtime.label}, batch ${batch} of ${rounds}: ${config.runs} runs at once`);
+      const cost = await guarded(entry.runtime, () => measureBatch(entry.withWorker, spec, config.runs));
+      if (cost) entry.costs.push(cost);
+    }
+  }
+  const rows: ProfileRow[] = [];
+  for (const { runtime, withWorker, costs } of measured) {
+    if (costs.length < rounds) continue;
+    log(`Profile: ${runtime.label}, ${config.runs} runs at once with the CPU profiler`);
     const row = await guarded(runtime, async () => {
-      const cost = await measureBatch(withWorker, spec, config.runs);
       const dir = mkdtempSync(join(tmpdir(), `durable-agent-bench-profile-${runtime.key}-`));
       const profiled = await profileBatch(withWorker, spec, config.runs, dir);
+      const mid = (pick: (cost: BatchCost) => number) => median(costs.map(pick));
       return {
         runtime: runtime.key,
         label: runtime.label,
         concurrentRuns: config.runs,
         modelStepsPerRun: modelSteps(spec),
-        stepsPerSecond: round(cost.stepsPerSecond),
-        cpuMsPerStep: round(cost.cpuMsPerStep, 3),
-        mainCpuMsPerStep: round(cost.mainCpuMsPerStep, 3),
-        workflowCpuMsPerStep: round(cost.workflowCpuMsPerStep, 3),
-        promisesPerStep: round(cost.promisesPerStep, 1),
+        batches: costs.length,
+        stepsPerSecond: round(mid((c) => c.stepsPerSecond)),
+        cpuMsPerStep: round(
+          mid((c) => c.cpuMsPerStep),
+          3,
+        ),
+        mainCpuMsPerStep: round(
+          mid((c) => c.mainCpuMsPerStep),
+          3,
+        ),
+        workflowCpuMsPerStep: round(
+          mid((c) => c.workflowCpuMsPerStep),
+          3,
+        ),
+        promisesPerStep: round(
+          mid((c) => c.promisesPerStep),
+          1,
+        ),
+        workflowPromisesPerStep: round(
+          mid((c) => c.workflowPromisesPerStep),
+          1,
+        ),
+        batchStepsPerSecond: costs.map((c) => round(c.stepsPerSecond)),
+        batchCpuMsPerStep: costs.map((c) => round(c.cpuMsPerStep, 3)),
         profiledWallMs: round(profiled.wallMs),
         dir,
         threads: profiled.files.map((file) => summarizeThread(file, steps, config.top)),

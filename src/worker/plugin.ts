@@ -19,7 +19,8 @@ import { createActivitySpanInterceptor } from '../telemetry/activity-spans.js';
 import type { AgentTelemetry } from '../telemetry/agent-telemetry.js';
 import { telemetryFromEnv } from '../telemetry/telemetry-from-env.js';
 import { AgentPluginError } from './errors/agent-plugin-error.js';
-import { USER_WORKFLOWS_ALIAS, agentPreloadModules, combinedWorkflowsPath, workflowsPath } from './workflow-paths.js';
+import { agentBundleOptions } from './bundle-options.js';
+import { USER_WORKFLOWS_ALIAS, combinedWorkflowsPath, workflowsPath } from './workflow-paths.js';
 
 /** Options of {@link DurableAgentPlugin}: the agents, how the worker runs them, and the payload codec and tracing. */
 export interface DurableAgentPluginOptions extends AgentRuntimeOptions {
@@ -159,11 +160,12 @@ export class DurableAgentPlugin extends SimplePlugin {
   /**
    * Bundles `agentRun` with the worker's own workflows: the entry becomes `workflows/with-user-workflows`, which
    * re-exports the worker's `workflowsPath` (aliased) and `agentRun`. Workflow interceptors of the tracing are added,
-   * and the agent workflow's modules are preloaded (shared by every run, see `agentPreloadModules`).
+   * the agent workflow's modules are preloaded (shared by every run, see `agentPreloadModules`), and TypeScript is
+   * compiled for the syntax Node runs natively (see `agentBundleOptions`).
    */
   override configureBundler(options: BundleOptions): BundleOptions {
     const traced = this.telemetry ? this.telemetry.temporalPlugin.configureBundler(options) : options;
-    const configured = withAgentPreload(super.configureBundler(traced));
+    const configured = agentBundleOptions(super.configureBundler(traced));
     const agentOnly = workflowsPath();
     if (configured.workflowsPath === agentOnly || configured.workflowsPath === combinedWorkflowsPath()) {
       return configured;
@@ -182,13 +184,6 @@ export class DurableAgentPlugin extends SimplePlugin {
       },
     };
   }
-}
-
-/** Bundler options that preload the agent workflow's modules (once, whatever else the options preload). */
-function withAgentPreload(options: BundleOptions): BundleOptions {
-  const preload = [...(options.preloadModules ?? [])];
-  for (const module of agentPreloadModules()) if (!preload.includes(module)) preload.push(module);
-  return { ...options, preloadModules: preload };
 }
 
 function withDefaults(options: WorkerOptions): WorkerOptions {

@@ -4,11 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, type WorkflowBundleWithSourceMap, bundleWorkflowCode } from '@temporalio/worker';
 import { inject } from 'vitest';
-import {
-  agentPreloadModules,
-  combinedWorkflowsPath,
-  workflowsPath as agentWorkflowsPath,
-} from '../../src/worker/workflow-paths.js';
+import { agentBundleOptions } from '../../src/worker/bundle-options.js';
+import { combinedWorkflowsPath, workflowsPath as agentWorkflowsPath } from '../../src/worker/workflow-paths.js';
 
 /** Where the suite's Temporal server listens, as provided by the global setup. */
 export function testServer(): { address: string; namespace: string } {
@@ -52,17 +49,15 @@ const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
 /**
  * Bundles a workflows file once per test file (this module is loaded fresh in every file) and hands the same
  * bundle to every worker and replayer: bundling takes seconds, creating a worker from a bundle does not. The agent
- * workflow's entries are bundled as the agent plugin bundles them (its modules preloaded, shared by every run).
+ * workflow's entries are bundled as the agent plugin bundles them (its modules preloaded, shared by every run, and
+ * TypeScript compiled for the syntax Node runs natively).
  */
 export function bundleWorkflows(workflowsPath: string): Promise<WorkflowBundleWithSourceMap> {
   let bundle = bundles.get(workflowsPath);
   if (!bundle) {
     const agentEntry = workflowsPath === agentWorkflowsPath() || workflowsPath === combinedWorkflowsPath();
-    bundle = bundleWorkflowCode({
-      workflowsPath,
-      logger: new DefaultLogger('WARN'),
-      ...(agentEntry ? { preloadModules: agentPreloadModules() } : {}),
-    });
+    const options = { workflowsPath, logger: new DefaultLogger('WARN') };
+    bundle = bundleWorkflowCode(agentEntry ? agentBundleOptions(options) : options);
     bundles.set(workflowsPath, bundle);
   }
   return bundle;
