@@ -18,6 +18,7 @@ import { AgentClient } from '../src/client/agent-client.js';
 import { chainRunIds } from '../src/client/history/run-chain.js';
 import { startDevServer } from '../src/worker/dev-server.js';
 import { startChildWorker, type ChildWorker } from './child-worker.js';
+import { eventTimeMs } from './history-timing.js';
 import { mapLimit } from './pool.js';
 import { machineInfo, table, temporalCliVersion, writeJson } from './report.js';
 import { median, quantile, round } from './stats.js';
@@ -333,21 +334,17 @@ function historyBytes(history: History): number {
   return Buffer.byteLength(JSON.stringify(history));
 }
 
-function eventMs(time: { seconds?: unknown; nanos?: number | null } | null | undefined): number {
-  return Number(time?.seconds ?? 0) * 1000 + (time?.nanos ?? 0) / 1e6;
-}
-
 /** Scheduled → completed of each activity of `type` in one history, ms. */
 function activityDurations(history: History, type: string): number[] {
   const scheduled = new Map<string, number>();
   const durations: number[] = [];
   for (const event of history.events ?? []) {
     if (event.activityTaskScheduledEventAttributes?.activityType?.name === type) {
-      scheduled.set(String(event.eventId), eventMs(event.eventTime));
+      scheduled.set(String(event.eventId), eventTimeMs(event.eventTime));
     }
     const completed = event.activityTaskCompletedEventAttributes;
     const start = completed ? scheduled.get(String(completed.scheduledEventId)) : undefined;
-    if (start !== undefined) durations.push(eventMs(event.eventTime) - start);
+    if (start !== undefined) durations.push(eventTimeMs(event.eventTime) - start);
   }
   return durations;
 }
@@ -488,10 +485,7 @@ async function firstModelCall(temporal: Client, workflowId: string): Promise<num
       scheduled.add(String(event.eventId));
     }
     const started = event.activityTaskStartedEventAttributes;
-    if (started && scheduled.has(String(started.scheduledEventId))) {
-      const time = event.eventTime!;
-      return Number(time.seconds) * 1000 + Math.floor((time.nanos ?? 0) / 1e6);
-    }
+    if (started && scheduled.has(String(started.scheduledEventId))) return eventTimeMs(event.eventTime);
   }
   throw new Error(`no model call in ${workflowId}`);
 }

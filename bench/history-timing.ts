@@ -22,6 +22,11 @@ export interface PhaseTimes {
 }
 
 const MODEL_ACTIVITIES = new Set(['generate', 'invokeModel']);
+
+/** A history event's time in milliseconds since the epoch. */
+export function eventTimeMs(time: { seconds?: unknown; nanos?: number | null } | null | undefined): number {
+  return Number(time?.seconds ?? 0) * 1000 + (time?.nanos ?? 0) / 1e6;
+}
 const TOOL_ACTIVITIES = new Set(['executeTool', 'lookup', 'tool']);
 
 /** The phase times of one finished workflow execution (the latest run of `workflowId`). */
@@ -45,7 +50,7 @@ export async function phaseTimes(client: Client, workflowId: string): Promise<Ph
   let lastToolAt = Number.NaN;
   const since = (eventId: unknown, now: number) => now - (times.get(Number(eventId)) ?? now);
   for (const event of history.events ?? []) {
-    const now = Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6;
+    const now = eventTimeMs(event.eventTime);
     times.set(Number(event.eventId), now);
     if (event.workflowExecutionStartedEventAttributes) {
       startedAt = now;

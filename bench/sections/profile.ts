@@ -139,8 +139,7 @@ export async function measureProfile(
   const rounds = Math.max(1, config.rounds);
   for (let batch = 1; batch <= rounds; batch++) {
     for (const entry of measured) {
-      // A runtime that failed a batch is left out of the rest (`guarded` remembers it).
-      if (entry.costs.length < batch - 1) continue;
+      // A runtime that failed a batch gets no more (`guarded` remembers it and returns undefined).
       log(`Profile: ${entry.runtime.label}, batch ${batch} of ${rounds}: ${config.runs} runs at once`);
       const cost = await guarded(entry.runtime, () => measureBatch(entry.withWorker, spec, config.runs));
       if (cost) entry.costs.push(cost);

@@ -16,6 +16,7 @@ import { stdioAsking, stopAll } from '../fixtures/mcp/servers.js';
 import { createTestEnv } from '../support/temporal.js';
 import { withAgentWorker, type HarnessClient } from '../support/agent-harness.js';
 import {
+  answered,
   chunkReader,
   chunksOf,
   messageOf,
@@ -106,19 +107,6 @@ async function postChat(
     headers: as(user, { 'content-type': 'application/json' }),
     body: JSON.stringify({ id: chatId, messages, trigger: 'submit-message', messageId: undefined }),
   });
-}
-
-/** The message with every tool part waiting for approval answered `approved` (what addToolApprovalResponse does). */
-function answered(message: UIMessage, approved: boolean, tamper?: (approval: Record<string, unknown>) => void) {
-  return {
-    ...message,
-    parts: message.parts.map((part) => {
-      if (!('state' in part) || part.state !== 'approval-requested') return part;
-      const approval: Record<string, unknown> = { ...part.approval, approved };
-      tamper?.(approval);
-      return { ...part, state: 'approval-responded', approval };
-    }),
-  } as UIMessage;
 }
 
 async function errorOf(response: Response): Promise<{ status: number; code: string; text: string }> {

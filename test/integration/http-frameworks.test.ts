@@ -12,7 +12,7 @@ import { createAgentHandler } from '../../src/http/index.js';
 import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
 import { createTool } from '../../src/tool/tool.js';
 import { withAgentWorker } from '../support/agent-harness.js';
-import { chunksOf, messageOf, textOf, userMessage } from '../support/http-chat.js';
+import { answered, chunksOf, messageOf, textOf, userMessage } from '../support/http-chat.js';
 import { createTestEnv } from '../support/temporal.js';
 
 let env: TestWorkflowEnvironment;
@@ -37,18 +37,6 @@ function request(path: string, init: { body?: unknown; user?: string | null } = 
   });
 }
 
-/** The message with its tool call waiting for approval answered, as `addToolApprovalResponse` leaves it. */
-function approved(message: UIMessage): UIMessage {
-  return {
-    ...message,
-    parts: message.parts.map((part) =>
-      'state' in part && part.state === 'approval-requested'
-        ? { ...part, state: 'approval-responded', approval: { ...part.approval, approved: true } }
-        : part,
-    ),
-  } as UIMessage;
-}
-
 /** One turn with an approval, through `app` mounted at /api/chat. */
 async function chatThrough(app: Fetch, shipped: number[]): Promise<void> {
   const id = `chat${Math.random().toString(36).slice(2, 10)}`;
@@ -63,9 +51,9 @@ async function chatThrough(app: Fetch, shipped: number[]): Promise<void> {
   expect(message.parts.find((part) => part.type === 'tool-ship')).toMatchObject({ state: 'approval-requested' });
   expect(shipped).toEqual([]);
 
-  const second = await chat([userMessage('ship order 7'), approved(message)]);
+  const second = await chat([userMessage('ship order 7'), answered(message, true)]);
   expect(second.status).toBe(200);
-  const final = await messageOf(await chunksOf(second), approved(message));
+  const final = await messageOf(await chunksOf(second), answered(message, true));
   expect(textOf(final)).toBe('Shipping order 7.Order 7 is on its way.');
   expect(shipped).toEqual([7]);
 

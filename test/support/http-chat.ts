@@ -99,6 +99,26 @@ export function userMessage(text: string, id = 'user-1'): UIMessage {
   return { id, role: 'user', parts: [{ type: 'text', text }] };
 }
 
+/**
+ * The message with every tool part waiting for approval answered `approved`, as `addToolApprovalResponse` leaves it;
+ * `tamper` may change each approval first (a forged or foreign one).
+ */
+export function answered(
+  message: UIMessage,
+  approved: boolean,
+  tamper?: (approval: Record<string, unknown>) => void,
+): UIMessage {
+  return {
+    ...message,
+    parts: message.parts.map((part) => {
+      if (!('state' in part) || part.state !== 'approval-requested') return part;
+      const approval: Record<string, unknown> = { ...part.approval, approved };
+      tamper?.(approval);
+      return { ...part, state: 'approval-responded', approval };
+    }),
+  } as UIMessage;
+}
+
 /** The text of a message's text parts, in order. */
 export function textOf(message: UIMessage): string {
   return message.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
