@@ -1,9 +1,17 @@
-// Maps a run's stream to AG-UI 1.0 events (`@ag-ui/core`): text and tool-call events per step, and a
-// `RUN_FINISHED` whose outcome is an interrupt for each pending approval and each MCP question when the run waits
-// for a person. An interrupt's id carries what answering it needs (the request's id and token, where to read on),
-// so a resume names exactly the request the page was shown.
-import { EventType, type AGUIEvent, type Interrupt } from '@ag-ui/core';
-import { TERMINAL_EVENT_TYPES, type JsonValue, type RunEvent, type RunState } from '../protocol/index.js';
+// Maps a run's stream to AG-UI 1.0 events (`@ag-ui/core`): text (live from the model's deltas when the run
+// publishes them) and tool-call events per step, and a `RUN_FINISHED` whose outcome is an interrupt for each pending
+// approval and each MCP question when the run waits for a person. An interrupt's id carries what answering it needs
+// (the request's id and token, where to read on), so a resume names exactly the request the page was shown.
+import { EventType, type AGUIEvent, type Interrupt, type Message } from '@ag-ui/core';
+import {
+  TERMINAL_EVENT_TYPES,
+  type JsonValue,
+  type RunEvent,
+  type RunState,
+  type StreamedDeltas,
+} from '../protocol/index.js';
+import { AgUiThreadCopy } from './ag-ui-messages.js';
+import { marked } from './ag-ui-thread.js';
 import type { WebStreamPart } from './ui-message-chunks.js';
 
 /** What an interrupt id stands for. */
@@ -51,7 +59,33 @@ export const APPROVAL_RESPONSE_SCHEMA = {
   required: ['approved'],
 } as const;
 
-/** Turns the run's stream parts into AG-UI events for the AG-UI run `runId` of thread `threadId`. */
+/** A text message this response streams from a step's model deltas. */
+interface StreamedText {
+  messageId: string;
+  /** What the client was sent of it (by this response or one before). */
+  text: string;
+  /** Whether this response wrote its TEXT_MESSAGE_START (a response that joins mid-message opens it again). */
+  opened: boolean;
+}
+
+/** Where an AG-UI response reads a turn: the AG-UI thread and run, the conversation's turn, the client's messages. */
+export interface AgUiResponseContext {
+  threadId: string;
+  runId: string;
+  /** The conversation's turn this response streams (message ids and marks name it). */
+  turn: number;
+  /** The thread as the client sent it with the request (`RunAgentInput.messages`). */
+  messages: readonly Message[];
+}
+
+/**
+ * Turns the run's stream parts into AG-UI events for one response. Text streams live from the step's model deltas
+ * when the run publishes them, else comes from each step's final `text` event; the final text ends the streamed
+ * message (adding what the deltas missed). A retried model call voids what its earlier attempt streamed: those
+ * messages are ended and dropped from the client with a `MESSAGES_SNAPSHOT` of its thread without them. Every
+ * message event carries the turn and the offset after its part (`ag-ui-thread.ts`), and message ids are the turn's,
+ * not the response's, so a client that rejoins mid-message goes on with the message it holds.
+ */
 export class AgUiEventMapper {
   ended = false;
   /**
@@ -60,65 +94,217 @@ export class AgUiEventMapper {
    * refuse a STEP_FINISHED without its STEP_STARTED and a RUN_FINISHED with a step still active.
    */
   private openStep: string | undefined;
+  /** The step and attempt whose deltas are streamed, and their text messages by the provider's part id. */
+  private deltaStep: number | undefined;
+  private attempt = 0;
+  private readonly texts = new Map<string, StreamedText>();
+  /** Streamed messages a retried attempt voided; dropped from the client while it still holds any. */
+  private readonly voided = new Set<string>();
+  private readonly thread: AgUiThreadCopy;
+  /** The offset after the part being mapped, for the marks. */
+  private next = 0;
 
-  constructor(
-    private readonly threadId: string,
-    private readonly runId: string,
-  ) {}
-
-  start(): AGUIEvent[] {
-    return [{ type: EventType.RUN_STARTED, threadId: this.threadId, runId: this.runId }];
+  constructor(private readonly context: AgUiResponseContext) {
+    this.thread = new AgUiThreadCopy(context.messages);
   }
 
-  map(part: WebStreamPart): AGUIEvent[] {
-    // Text comes from each step's final text; live model deltas are not mapped to AG-UI yet.
-    return part.type === 'event' ? this.event(part.event) : [];
+  /** The response's first events: RUN_STARTED and, for a new message, the thread echoed with it marked as sent. */
+  start(snapshot?: Message[]): AGUIEvent[] {
+    const out: AGUIEvent[] = [];
+    this.emit(out, { type: EventType.RUN_STARTED, threadId: this.context.threadId, runId: this.context.runId });
+    if (snapshot) this.emit(out, { type: EventType.MESSAGES_SNAPSHOT, messages: snapshot });
+    return out;
   }
 
-  private event(event: RunEvent): AGUIEvent[] {
+  /** The events of one part; `next` is the offset after it. */
+  map(part: WebStreamPart, next: number): AGUIEvent[] {
+    this.next = next;
+    const out: AGUIEvent[] = [];
+    this.dropVoided(out);
+    if (part.type === 'deltas') this.deltas(part.deltas, out);
+    else if (part.type === 'event') this.event(part.event, out);
+    return out;
+  }
+
+  /**
+   * A part from before where this response writes: the client was sent it by an earlier response. It tells what the
+   * client's streamed messages hold, so this response goes on with them (or drops them, if the run voided them).
+   */
+  seen(part: WebStreamPart): void {
+    if (part.type === 'deltas') {
+      this.deltas(part.deltas, undefined);
+    } else if (part.type === 'event') {
+      const { event } = part;
+      if (event.type === 'text') this.finalText(event.step, event.text, undefined);
+      else if (event.type === 'step-finished') this.stepDone(event.step, undefined);
+    }
+  }
+
+  private event(event: RunEvent, out: AGUIEvent[]): void {
     switch (event.type) {
       case 'step-started': {
-        const out = this.finishStep();
+        this.finishStep(out);
         this.openStep = `step-${event.step}`;
-        return [...out, { type: EventType.STEP_STARTED, stepName: this.openStep }];
+        this.emit(out, { type: EventType.STEP_STARTED, stepName: this.openStep });
+        return;
       }
       case 'step-finished':
-        return this.openStep === `step-${event.step}` ? this.finishStep() : [];
-      case 'text': {
-        if (event.text === '') return [];
-        const messageId = `${this.runId}-text-${event.step}`;
-        return [
-          { type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' },
-          { type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta: event.text },
-          { type: EventType.TEXT_MESSAGE_END, messageId },
-        ];
-      }
+        this.stepDone(event.step, out);
+        if (this.openStep === `step-${event.step}`) this.finishStep(out);
+        return;
+      case 'text':
+        this.finalText(event.step, event.text, out);
+        return;
       case 'tool-call':
-        return [
-          { type: EventType.TOOL_CALL_START, toolCallId: event.toolCallId, toolCallName: event.toolName },
-          { type: EventType.TOOL_CALL_ARGS, toolCallId: event.toolCallId, delta: JSON.stringify(event.args) },
-          { type: EventType.TOOL_CALL_END, toolCallId: event.toolCallId },
-        ];
+        this.emit(out, { type: EventType.TOOL_CALL_START, toolCallId: event.toolCallId, toolCallName: event.toolName });
+        this.emit(out, {
+          type: EventType.TOOL_CALL_ARGS,
+          toolCallId: event.toolCallId,
+          delta: JSON.stringify(event.args),
+        });
+        this.emit(out, { type: EventType.TOOL_CALL_END, toolCallId: event.toolCallId });
+        return;
       case 'tool-result':
-        return [
-          {
-            type: EventType.TOOL_CALL_RESULT,
-            messageId: `${this.runId}-result-${event.toolCallId}`,
-            toolCallId: event.toolCallId,
-            role: 'tool',
-            content: contentOf(event.outcome, event.output),
-          },
-        ];
+        this.emit(out, {
+          type: EventType.TOOL_CALL_RESULT,
+          messageId: `${this.context.runId}-result-${event.toolCallId}`,
+          toolCallId: event.toolCallId,
+          role: 'tool',
+          content: contentOf(event.outcome, event.output),
+        });
+        return;
       case 'finished':
-        return this.finish({ type: 'success' });
+        this.finish(out, { type: 'success' });
+        return;
       case 'cancelled':
-        return this.finish({ type: 'cancelled' });
+        this.finish(out, { type: 'cancelled' });
+        return;
       case 'failed':
+        this.endTexts(out);
         this.ended = true;
-        return [{ type: EventType.RUN_ERROR, message: `The run failed: ${event.message}` }];
+        this.emit(out, { type: EventType.RUN_ERROR, message: `The run failed: ${event.message}` });
+        return;
       default:
-        return TERMINAL_EVENT_TYPES.has(event.type) ? this.finish({ type: 'success' }) : [];
+        if (TERMINAL_EVENT_TYPES.has(event.type)) this.finish(out, { type: 'success' });
     }
+  }
+
+  /** Model deltas of a step's attempt: its text streams as messages of that attempt. `out` undefined: only seen. */
+  private deltas(deltas: StreamedDeltas, out: AGUIEvent[] | undefined): void {
+    if (deltas.step !== this.deltaStep) {
+      // A new step: a text of the step before that its final message did not end is void.
+      this.voidTexts(out);
+      this.deltaStep = deltas.step;
+      this.attempt = deltas.attempt;
+    }
+    if (deltas.attempt < this.attempt) return;
+    if (deltas.attempt > this.attempt || deltas.type === 'reset-step') {
+      // A new attempt of the step: what earlier attempts wrote is void.
+      this.voidTexts(out);
+      this.attempt = deltas.attempt;
+    }
+    if (deltas.type === 'reset-step') return;
+    for (const piece of deltas.parts) {
+      // Reasoning and tool input are not streamed: AG-UI gets the step's tool calls from its final message.
+      if (piece.kind !== 'text' || piece.text === '') continue;
+      let text = this.texts.get(piece.id);
+      if (!text) {
+        text = { messageId: this.messageId(deltas.step, `a${deltas.attempt}-${piece.id}`), text: '', opened: false };
+        this.texts.set(piece.id, text);
+      }
+      text.text += piece.text;
+      if (out) {
+        this.open(text, out);
+        this.emit(out, { type: EventType.TEXT_MESSAGE_CONTENT, messageId: text.messageId, delta: piece.text });
+      }
+    }
+  }
+
+  /**
+   * A step's final text. When its deltas streamed a beginning of it, only the rest is added and the streamed
+   * messages end; when they streamed something else (a provider that rewrote its output), they are void and the
+   * text is a message of its own.
+   */
+  private finalText(step: number, text: string, out: AGUIEvent[] | undefined): void {
+    const texts = this.deltaStep === step ? [...this.texts.values()] : [];
+    const shown = texts.map((t) => t.text).join('');
+    if (texts.length > 0 && text.startsWith(shown)) {
+      this.texts.clear();
+      if (!out) return;
+      const last = texts[texts.length - 1]!;
+      if (text.length > shown.length) {
+        this.open(last, out);
+        this.emit(out, {
+          type: EventType.TEXT_MESSAGE_CONTENT,
+          messageId: last.messageId,
+          delta: text.slice(shown.length),
+        });
+      }
+      for (const streamed of texts) {
+        this.open(streamed, out);
+        this.emit(out, { type: EventType.TEXT_MESSAGE_END, messageId: streamed.messageId });
+      }
+      return;
+    }
+    if (texts.length > 0) this.voidTexts(out);
+    if (text === '' || !out) return;
+    const messageId = this.messageId(step, 'text');
+    this.emit(out, { type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' });
+    this.emit(out, { type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta: text });
+    this.emit(out, { type: EventType.TEXT_MESSAGE_END, messageId });
+  }
+
+  /** A step ended: a streamed text its final message did not hold is void. */
+  private stepDone(step: number, out: AGUIEvent[] | undefined): void {
+    if (this.deltaStep === step) this.voidTexts(out);
+  }
+
+  /** Ends the streamed texts of the current attempt and drops them from the client. */
+  private voidTexts(out: AGUIEvent[] | undefined): void {
+    if (this.texts.size === 0) return;
+    for (const text of this.texts.values()) {
+      this.voided.add(text.messageId);
+      if (out && text.opened) this.emit(out, { type: EventType.TEXT_MESSAGE_END, messageId: text.messageId });
+    }
+    this.texts.clear();
+    if (out) this.dropVoided(out);
+  }
+
+  /** A `MESSAGES_SNAPSHOT` without the void messages, when the client holds any. */
+  private dropVoided(out: AGUIEvent[]): void {
+    if (this.voided.size === 0) return;
+    if ([...this.voided].some((id) => this.thread.has(id))) {
+      this.emit(out, { type: EventType.MESSAGES_SNAPSHOT, messages: this.thread.without(this.voided) });
+    }
+    // Ids are the attempt's own: a void message never comes back.
+    this.voided.clear();
+  }
+
+  /** Ends the streamed texts as they are (a run that stops mid-answer keeps what it wrote). */
+  private endTexts(out: AGUIEvent[]): void {
+    for (const text of this.texts.values()) {
+      if (text.opened) this.emit(out, { type: EventType.TEXT_MESSAGE_END, messageId: text.messageId });
+    }
+    this.texts.clear();
+  }
+
+  /** Writes a streamed text's TEXT_MESSAGE_START once per response (the client's message goes on when it has it). */
+  private open(text: StreamedText, out: AGUIEvent[]): void {
+    if (text.opened) return;
+    text.opened = true;
+    this.emit(out, { type: EventType.TEXT_MESSAGE_START, messageId: text.messageId, role: 'assistant' });
+  }
+
+  /** A message id of this turn's step: the same in every response that streams the turn. */
+  private messageId(step: number, suffix: string): string {
+    return `turn${this.context.turn}-step${step}-${suffix}`;
+  }
+
+  /** Adds `event` to `out`, marked with the client's position, and applies it to the copy of the client's thread. */
+  private emit(out: AGUIEvent[], event: AGUIEvent): void {
+    const written = marked(event, { turn: this.context.turn, offset: this.next });
+    this.thread.apply(written);
+    out.push(written);
   }
 
   /** The run waits for people: an interrupt for each pending approval and question (from the run's own state). */
@@ -148,29 +334,36 @@ export class AgUiEventMapper {
         metadata: { serverName: question.serverName, toolName: question.toolName },
       });
     }
+    const out: AGUIEvent[] = [];
     if (interrupts.length === 0) {
       // Only client-side tool results are awaited: a completed AG-UI run that names them.
-      return this.finish({ type: 'success', pendingToolCallIds: state.pendingToolResults.map((t) => t.toolCallId) });
+      this.finish(out, { type: 'success', pendingToolCallIds: state.pendingToolResults.map((t) => t.toolCallId) });
+    } else {
+      this.finish(out, { type: 'interrupt', interrupts });
     }
-    return this.finish({ type: 'interrupt', interrupts });
+    return out;
   }
 
+  /** The last events when the stream ended without a terminal event (a terminated run). */
   closed(): AGUIEvent[] {
-    return this.finish({ type: 'success' });
+    const out: AGUIEvent[] = [];
+    this.finish(out, { type: 'success' });
+    return out;
   }
 
-  private finishStep(): AGUIEvent[] {
+  private finishStep(out: AGUIEvent[]): void {
     const step = this.openStep;
     this.openStep = undefined;
-    return step === undefined ? [] : [{ type: EventType.STEP_FINISHED, stepName: step }];
+    if (step !== undefined) this.emit(out, { type: EventType.STEP_FINISHED, stepName: step });
   }
 
-  private finish(outcome: Extract<AGUIEvent, { type: EventType.RUN_FINISHED }>['outcome']): AGUIEvent[] {
+  private finish(out: AGUIEvent[], outcome: Extract<AGUIEvent, { type: EventType.RUN_FINISHED }>['outcome']): void {
     this.ended = true;
-    return [
-      ...this.finishStep(),
-      { type: EventType.RUN_FINISHED, threadId: this.threadId, runId: this.runId, ...(outcome ? { outcome } : {}) },
-    ];
+    this.dropVoided(out);
+    this.endTexts(out);
+    this.finishStep(out);
+    const { threadId, runId } = this.context;
+    this.emit(out, { type: EventType.RUN_FINISHED, threadId, runId, ...(outcome ? { outcome } : {}) });
   }
 }
 

@@ -9,7 +9,7 @@ import { jsonBytes, utf8Length } from '../protocol/bytes.js';
 import type { ElicitationContent } from '../protocol/index.js';
 import { RefusalCode } from '../protocol/refusal-codes.js';
 import { AgUiEventMapper, parseInterruptId, type InterruptRef } from './ag-ui-events.js';
-import { marked, markSent, positionOf } from './ag-ui-thread.js';
+import { markSent, positionOf } from './ag-ui-thread.js';
 import { existingTurn, findChat, runningTurn, sendChatMessage, type ChatTurn } from './chat-conversation.js';
 import { CHAT_ID } from './chat-request.js';
 import { noRunningTurn, notFound, sameToken, type RequestContext } from './chat-turns.js';
@@ -51,7 +51,7 @@ export async function postAgUi(context: RequestContext, options: AgentHandlerOpt
   const resume = input.resume ?? [];
   if (resume.length > MAX_RESUME) throw malformed(`more than ${MAX_RESUME} resume entries`);
   const response = await respond(context, options, input.threadId, input.messages, resume);
-  return stream(context, response, input.threadId, input.runId);
+  return stream(context, response, input);
 }
 
 async function respond(
@@ -162,20 +162,26 @@ async function answerInterrupts(run: AgentRun, resume: ResumeEntry[], context: R
   return from;
 }
 
-function stream(context: RequestContext, response: AgUiResponse, threadId: string, runId: string): Response {
-  const mapper = new AgUiEventMapper(threadId, runId);
+function stream(
+  context: RequestContext,
+  response: AgUiResponse,
+  input: { threadId: string; runId: string; messages: Message[] },
+): Response {
   const { turn, from, snapshot } = response;
-  const position = (offset: number) => ({ turn: turn.turn, offset });
+  const mapper = new AgUiEventMapper({
+    threadId: input.threadId,
+    runId: input.runId,
+    turn: turn.turn,
+    messages: input.messages,
+  });
   const protocol: TurnProtocol<AGUIEvent> = {
     pausesOnQuestions: true,
     get ended() {
       return mapper.ended;
     },
-    start: () => [
-      ...mapper.start(),
-      ...(snapshot ? [{ type: EventType.MESSAGES_SNAPSHOT, messages: snapshot } as AGUIEvent] : []),
-    ],
-    map: (part, next) => mapper.map(part).map((event) => marked(event, position(next))),
+    start: () => mapper.start(snapshot),
+    seen: (part) => mapper.seen(part),
+    map: (part, next) => mapper.map(part, next),
     waiting: (next, state) => mapper.waiting(next, state),
     closed: () => mapper.closed(),
   };

@@ -13,6 +13,8 @@ export interface TurnProtocol<E> {
   /** True once the run's terminal event was written. */
   readonly ended: boolean;
   start(): E[];
+  /** A part from before where the response writes (the client has it): what it says, without writing it. */
+  seen?(part: WebStreamPart): void;
   /** The events of one part; `next` is the offset after it. */
   map(part: WebStreamPart, next: number): E[];
   /** The last events when the run waits for the page (`state` says for what); `next`: where to go on reading. */
@@ -69,7 +71,10 @@ export async function writeTurn<E>(
       quietMs = QUIET_MS;
       if (part.type === 'event') waits.see(part.event);
       const written = part.offset >= from || (part.type === 'event' && TERMINAL_EVENT_TYPES.has(part.event.type));
-      if (!written) continue;
+      if (!written) {
+        protocol.seen?.(part);
+        continue;
+      }
       next = Math.max(next, part.offset + 1);
       for (const event of protocol.map(part, next)) writer.write(event);
       if (protocol.ended) return;

@@ -2,8 +2,8 @@
 // handler's `POST …/agui` over real HTTP, the real Temporal server and a worker with scripted models: an approval
 // interrupt resumed through `RunAgentInput.resume`; an MCP elicitation interrupt (our fixture server asks for a name
 // and an age) answered wrongly, refused by the run, then answered and resumed; a client that drops mid-run and runs
-// again rejoins its turn and ends with every message once; and a thread's second message is the conversation's
-// second turn, whose prompt holds the first.
+// again rejoins its turn and ends with every message once; a thread's second message is the conversation's second
+// turn, whose prompt holds the first; and an answer streams live, a retried model call's void text dropped.
 import { EventType, HttpAgent, type AgentSubscriber, type BaseEvent, type Message } from '@ag-ui/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -256,6 +256,38 @@ describe('AG-UI with @ag-ui/client (HttpAgent)', () => {
       // Two messages, two turns: no message was sent twice.
       expect(model.callCount).toBe(4);
       expect(model.requests[3]!.prompt.filter((m) => m.role === 'user')).toHaveLength(2);
+    });
+  });
+
+  it('streams the answer live as the model writes it; a retried model call leaves the answer once', async () => {
+    const answer = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ') + '.';
+    // The first attempt fails 1.5 s into the answer; the retry writes all of it over 3 s.
+    const model = new ScriptedLanguageModel([
+      { text: answer, stream: { chunkChars: 4, chunkDelayMs: 30, failAfterChunks: 50 } },
+      { text: answer, stream: { chunkChars: 4, chunkDelayMs: 30 } },
+    ]);
+    const agent = new Agent({
+      name: 'agui-live',
+      instructions: '',
+      model,
+      activity: { generate: { retry: { initialInterval: '200ms' } } },
+    });
+    await withAgUi(agent, async ({ client }) => {
+      const thread = client();
+      thread.addMessage({ id: 'u1', role: 'user', content: 'write' });
+      const seen: Array<{ event: BaseEvent; at: number }> = [];
+      await thread.runAgent({}, { onEvent: ({ event }) => void seen.push({ event, at: Date.now() }) });
+      const types = seen.map(({ event }) => event.type);
+      expect(types.at(-1)).toBe(EventType.RUN_FINISHED);
+      // Live: many pieces, the first well before the run ended.
+      const pieces = seen.filter(({ event }) => event.type === EventType.TEXT_MESSAGE_CONTENT);
+      expect(pieces.length).toBeGreaterThan(10);
+      expect(seen.at(-1)!.at - pieces[0]!.at).toBeGreaterThan(1_500);
+      // The first attempt's text was shown, then dropped with a snapshot when the retry started over.
+      const reset = types.lastIndexOf(EventType.MESSAGES_SNAPSHOT);
+      expect(reset).toBeGreaterThan(types.indexOf(EventType.TEXT_MESSAGE_CONTENT));
+      expect(transcript(thread.messages)).toEqual(['user: write', `assistant: ${answer}`]);
+      expect(model.callCount).toBe(2);
     });
   });
 });
