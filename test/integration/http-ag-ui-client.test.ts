@@ -261,9 +261,9 @@ describe('AG-UI with @ag-ui/client (HttpAgent)', () => {
 
   it('streams the answer live as the model writes it; a retried model call leaves the answer once', async () => {
     const answer = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ') + '.';
-    // The first attempt fails 1.5 s into the answer; the retry writes all of it over 3 s.
+    // The first attempt fails 2.4 s into the answer; the retry writes all of it over 3 s.
     const model = new ScriptedLanguageModel([
-      { text: answer, stream: { chunkChars: 4, chunkDelayMs: 30, failAfterChunks: 50 } },
+      { text: answer, stream: { chunkChars: 4, chunkDelayMs: 30, failAfterChunks: 80 } },
       { text: answer, stream: { chunkChars: 4, chunkDelayMs: 30 } },
     ]);
     const agent = new Agent({

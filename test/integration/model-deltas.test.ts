@@ -200,7 +200,8 @@ describe('model deltas', () => {
       activity: { generate: { retry: { initialInterval: '200ms' } } },
     });
     await withAgentWorker(env, [agent], async ({ start }) => {
-      const run = await start('flaky-writer', 'write');
+      // Watched from the start: the first attempt publishes before it fails 360 ms in.
+      const run = await start('flaky-writer', 'write', { streaming: { watched: true } });
       const parts = await watch(run);
       const result = await run.result();
       expect(result.text).toBe(ANSWER);
@@ -291,7 +292,8 @@ describe('model deltas', () => {
     ]);
     const agent = new Agent({ name: 'echoer', instructions: '', model, tools: [echo] });
     await withAgentWorker(env, [agent], async ({ start }) => {
-      const run = await start('echoer', 'echo it');
+      // Watched from the start: the call's input is written in 150 ms.
+      const run = await start('echoer', 'echo it', { streaming: { watched: true } });
       const parts = await watch(run);
       expect((await run.result()).text).toBe('said');
       const pieces = deltasOf(parts).flatMap((d) => (d.type === 'deltas' && d.step === 1 ? d.parts : []));
@@ -381,7 +383,8 @@ describe('model deltas', () => {
         env,
         [agent],
         async ({ start }) => {
-          const run = await start('http-writer', 'write');
+          // Watched from the start (as streamText does), so the first attempt publishes before it is cut 200 ms in.
+          const run = await start('http-writer', 'write', { streaming: { watched: true } });
           const deltas = deltasOf(await watch(run));
           expect((await run.result()).text).toBe(ANSWER);
           expect(server.chatRequests.map((r) => r.body?.stream)).toEqual([true, true]);
