@@ -3,7 +3,8 @@
 // interrupt resumed through `RunAgentInput.resume`; an MCP elicitation interrupt (our fixture server asks for a name
 // and an age) answered wrongly, refused by the run, then answered and resumed; a client that drops mid-run and runs
 // again rejoins its turn and ends with every message once; a thread's second message is the conversation's second
-// turn, whose prompt holds the first; and an answer streams live, a retried model call's void text dropped.
+// turn, whose prompt holds the first; and an answer streams live, a retried model call's void text dropped, and a
+// client that drops mid-message goes on with it.
 import { EventType, HttpAgent, type AgentSubscriber, type BaseEvent, type Message } from '@ag-ui/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -288,6 +289,35 @@ describe('AG-UI with @ag-ui/client (HttpAgent)', () => {
       expect(reset).toBeGreaterThan(types.indexOf(EventType.TEXT_MESSAGE_CONTENT));
       expect(transcript(thread.messages)).toEqual(['user: write', `assistant: ${answer}`]);
       expect(model.callCount).toBe(2);
+    });
+  });
+
+  it('a client that drops mid-message and runs again goes on with the message it holds: the answer once', async () => {
+    const answer = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ') + '.';
+    const model = new ScriptedLanguageModel([{ text: answer, stream: { chunkChars: 4, chunkDelayMs: 30 } }]);
+    const agent = new Agent({ name: 'agui-live-rejoin', instructions: '', model });
+    await withAgUi(agent, async ({ client }) => {
+      const thread = client();
+      thread.addMessage({ id: 'u1', role: 'user', content: 'write' });
+      // The connection drops after the third piece; the answer goes on being written.
+      let pieces = 0;
+      await thread.runAgent(
+        {},
+        {
+          onTextMessageContentEvent: () => {
+            if (++pieces === 3) thread.abortRun();
+          },
+        },
+      );
+      const held = thread.messages.at(-1)!;
+      expect(held.role).toBe('assistant');
+      expect(answer.startsWith(held.content as string) && (held.content as string).length < answer.length).toBe(true);
+      const again = recorder();
+      await thread.runAgent({}, again);
+      expect(again.events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
+      // The same message goes on: what the client held, then the rest.
+      expect(transcript(thread.messages)).toEqual(['user: write', `assistant: ${answer}`]);
+      expect(thread.messages.at(-1)!.id).toBe(held.id);
     });
   });
 });
