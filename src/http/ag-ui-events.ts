@@ -8,6 +8,7 @@ import {
   type JsonValue,
   type RunEvent,
   type RunState,
+  type DeltaPart,
   type StreamedDeltas,
 } from '../protocol/index.js';
 import { AgUiThreadCopy } from './ag-ui-messages.js';
@@ -68,6 +69,16 @@ interface StreamedText {
   opened: boolean;
 }
 
+/** A tool call whose input this response streams from a step's model deltas (its holder message has its id). */
+interface StreamedCall {
+  toolCallId: string;
+  toolName: string;
+  /** The input text the client was sent (by this response or one before). */
+  args: string;
+  /** Whether this response wrote its TOOL_CALL_START. */
+  opened: boolean;
+}
+
 /** Where an AG-UI response reads a turn: the AG-UI thread and run, the conversation's turn, the client's messages. */
 export interface AgUiResponseContext {
   threadId: string;
@@ -98,6 +109,8 @@ export class AgUiEventMapper {
   private deltaStep: number | undefined;
   private attempt = 0;
   private readonly texts = new Map<string, StreamedText>();
+  /** The tool calls whose input the current attempt streams, by call id. */
+  private readonly calls = new Map<string, StreamedCall>();
   /** Streamed messages a retried attempt voided; dropped from the client while it still holds any. */
   private readonly voided = new Set<string>();
   private readonly thread: AgUiThreadCopy;
@@ -156,13 +169,7 @@ export class AgUiEventMapper {
         this.finalText(event.step, event.text, out);
         return;
       case 'tool-call':
-        this.emit(out, { type: EventType.TOOL_CALL_START, toolCallId: event.toolCallId, toolCallName: event.toolName });
-        this.emit(out, {
-          type: EventType.TOOL_CALL_ARGS,
-          toolCallId: event.toolCallId,
-          delta: JSON.stringify(event.args),
-        });
-        this.emit(out, { type: EventType.TOOL_CALL_END, toolCallId: event.toolCallId });
+        this.finalCall(event, out);
         return;
       case 'tool-result':
         this.emit(out, {
@@ -180,7 +187,7 @@ export class AgUiEventMapper {
         this.finish(out, { type: 'cancelled' });
         return;
       case 'failed':
-        this.endTexts(out);
+        this.endStreamed(out);
         this.ended = true;
         this.emit(out, { type: EventType.RUN_ERROR, message: `The run failed: ${event.message}` });
         return;
@@ -189,35 +196,82 @@ export class AgUiEventMapper {
     }
   }
 
-  /** Model deltas of a step's attempt: its text streams as messages of that attempt. `out` undefined: only seen. */
+  /**
+   * Model deltas of a step's attempt: its text streams as messages of that attempt, a tool call's input as the call's
+   * arguments. `out` undefined: only seen.
+   */
   private deltas(deltas: StreamedDeltas, out: AGUIEvent[] | undefined): void {
     if (deltas.step !== this.deltaStep) {
-      // A new step: a text of the step before that its final message did not end is void.
-      this.voidTexts(out);
+      // A new step: what the step before streamed and its final message did not end is void.
+      this.voidStreamed(out);
       this.deltaStep = deltas.step;
       this.attempt = deltas.attempt;
     }
     if (deltas.attempt < this.attempt) return;
     if (deltas.attempt > this.attempt || deltas.type === 'reset-step') {
       // A new attempt of the step: what earlier attempts wrote is void.
-      this.voidTexts(out);
+      this.voidStreamed(out);
       this.attempt = deltas.attempt;
     }
     if (deltas.type === 'reset-step') return;
     for (const piece of deltas.parts) {
-      // Reasoning and tool input are not streamed: AG-UI gets the step's tool calls from its final message.
-      if (piece.kind !== 'text' || piece.text === '') continue;
-      let text = this.texts.get(piece.id);
-      if (!text) {
-        text = { messageId: this.messageId(deltas.step, `a${deltas.attempt}-${piece.id}`), text: '', opened: false };
-        this.texts.set(piece.id, text);
-      }
-      text.text += piece.text;
-      if (out) {
-        this.open(text, out);
-        this.emit(out, { type: EventType.TEXT_MESSAGE_CONTENT, messageId: text.messageId, delta: piece.text });
-      }
+      // Reasoning is not streamed: AG-UI runs have none to show.
+      if (piece.kind === 'text') this.textPiece(deltas.step, deltas.attempt, piece, out);
+      else if (piece.kind === 'tool-input') this.inputPiece(piece, out);
     }
+  }
+
+  private textPiece(step: number, attempt: number, piece: DeltaPart, out: AGUIEvent[] | undefined): void {
+    if (piece.text === '') return;
+    let text = this.texts.get(piece.id);
+    if (!text) {
+      text = { messageId: this.messageId(step, `a${attempt}-${piece.id}`), text: '', opened: false };
+      this.texts.set(piece.id, text);
+    }
+    text.text += piece.text;
+    if (out) {
+      this.open(text, out);
+      this.emit(out, { type: EventType.TEXT_MESSAGE_CONTENT, messageId: text.messageId, delta: piece.text });
+    }
+  }
+
+  private inputPiece(piece: DeltaPart, out: AGUIEvent[] | undefined): void {
+    let call = this.calls.get(piece.id);
+    if (!call) {
+      // Call ids are the provider's: a retry may reuse one of its void attempt's, which the client then holds anew.
+      this.voided.delete(piece.id);
+      call = { toolCallId: piece.id, toolName: piece.toolName ?? 'unknown', args: '', opened: false };
+      this.calls.set(piece.id, call);
+    }
+    if (out) this.openCall(call, out);
+    call.args += piece.text;
+    if (out && piece.text !== '') {
+      this.emit(out, { type: EventType.TOOL_CALL_ARGS, toolCallId: call.toolCallId, delta: piece.text });
+    }
+  }
+
+  /**
+   * A step's tool call. When its input streamed as the same call (name and arguments), the call ends; otherwise
+   * what streamed is dropped and the call is written whole.
+   */
+  private finalCall(event: Extract<RunEvent, { type: 'tool-call' }>, out: AGUIEvent[] | undefined): void {
+    const call = this.deltaStep === event.step ? this.calls.get(event.toolCallId) : undefined;
+    if (call) {
+      this.calls.delete(call.toolCallId);
+      if (call.toolName === event.toolName && sameJson(call.args, event.args)) {
+        if (out) {
+          this.openCall(call, out);
+          this.emit(out, { type: EventType.TOOL_CALL_END, toolCallId: call.toolCallId });
+        }
+        return;
+      }
+      if (out && call.opened) this.emit(out, { type: EventType.TOOL_CALL_END, toolCallId: call.toolCallId });
+      if (out) this.dropMessages(out, new Set([call.toolCallId]));
+    }
+    if (!out) return;
+    this.emit(out, { type: EventType.TOOL_CALL_START, toolCallId: event.toolCallId, toolCallName: event.toolName });
+    this.emit(out, { type: EventType.TOOL_CALL_ARGS, toolCallId: event.toolCallId, delta: JSON.stringify(event.args) });
+    this.emit(out, { type: EventType.TOOL_CALL_END, toolCallId: event.toolCallId });
   }
 
   /**
@@ -254,9 +308,20 @@ export class AgUiEventMapper {
     this.emit(out, { type: EventType.TEXT_MESSAGE_END, messageId });
   }
 
-  /** A step ended: a streamed text its final message did not hold is void. */
+  /** A step ended: what it streamed and its final message did not hold is void. */
   private stepDone(step: number, out: AGUIEvent[] | undefined): void {
-    if (this.deltaStep === step) this.voidTexts(out);
+    if (this.deltaStep === step) this.voidStreamed(out);
+  }
+
+  /** Ends what the current attempt streams and drops it from the client. */
+  private voidStreamed(out: AGUIEvent[] | undefined): void {
+    for (const call of this.calls.values()) {
+      this.voided.add(call.toolCallId);
+      if (out && call.opened) this.emit(out, { type: EventType.TOOL_CALL_END, toolCallId: call.toolCallId });
+    }
+    this.calls.clear();
+    this.voidTexts(out);
+    if (out) this.dropVoided(out);
   }
 
   /** Ends the streamed texts of the current attempt and drops them from the client. */
@@ -273,19 +338,27 @@ export class AgUiEventMapper {
   /** A `MESSAGES_SNAPSHOT` without the void messages, when the client holds any. */
   private dropVoided(out: AGUIEvent[]): void {
     if (this.voided.size === 0) return;
-    if ([...this.voided].some((id) => this.thread.has(id))) {
-      this.emit(out, { type: EventType.MESSAGES_SNAPSHOT, messages: this.thread.without(this.voided) });
-    }
-    // Ids are the attempt's own: a void message never comes back.
+    this.dropMessages(out, this.voided);
+    // Once dropped, a void message stays gone (a call id a retry reuses is taken out of the set when it streams).
     this.voided.clear();
   }
 
-  /** Ends the streamed texts as they are (a run that stops mid-answer keeps what it wrote). */
-  private endTexts(out: AGUIEvent[]): void {
+  /** A `MESSAGES_SNAPSHOT` of the client's thread without the messages `ids` names, when it holds any. */
+  private dropMessages(out: AGUIEvent[], ids: ReadonlySet<string>): void {
+    if (![...ids].some((id) => this.thread.has(id))) return;
+    this.emit(out, { type: EventType.MESSAGES_SNAPSHOT, messages: this.thread.without(ids) });
+  }
+
+  /** Ends what streamed as it is (a run that stops mid-answer keeps what it wrote). */
+  private endStreamed(out: AGUIEvent[]): void {
     for (const text of this.texts.values()) {
       if (text.opened) this.emit(out, { type: EventType.TEXT_MESSAGE_END, messageId: text.messageId });
     }
+    for (const call of this.calls.values()) {
+      if (call.opened) this.emit(out, { type: EventType.TOOL_CALL_END, toolCallId: call.toolCallId });
+    }
     this.texts.clear();
+    this.calls.clear();
   }
 
   /** Writes a streamed text's TEXT_MESSAGE_START once per response (the client's message goes on when it has it). */
@@ -293,6 +366,24 @@ export class AgUiEventMapper {
     if (text.opened) return;
     text.opened = true;
     this.emit(out, { type: EventType.TEXT_MESSAGE_START, messageId: text.messageId, role: 'assistant' });
+  }
+
+  /**
+   * Writes a streamed call's TOOL_CALL_START once per response, with the input the client does not hold yet. A client
+   * that holds another version of the call (from an attempt retried while it was away) has it dropped first.
+   */
+  private openCall(call: StreamedCall, out: AGUIEvent[]): void {
+    if (call.opened) return;
+    call.opened = true;
+    let held = this.thread.toolCallArguments(call.toolCallId);
+    if (held !== undefined && held !== call.args) {
+      this.dropMessages(out, new Set([call.toolCallId]));
+      held = undefined;
+    }
+    this.emit(out, { type: EventType.TOOL_CALL_START, toolCallId: call.toolCallId, toolCallName: call.toolName });
+    if (held === undefined && call.args !== '') {
+      this.emit(out, { type: EventType.TOOL_CALL_ARGS, toolCallId: call.toolCallId, delta: call.args });
+    }
   }
 
   /** A message id of this turn's step: the same in every response that streams the turn. */
@@ -360,10 +451,19 @@ export class AgUiEventMapper {
   private finish(out: AGUIEvent[], outcome: Extract<AGUIEvent, { type: EventType.RUN_FINISHED }>['outcome']): void {
     this.ended = true;
     this.dropVoided(out);
-    this.endTexts(out);
+    this.endStreamed(out);
     this.finishStep(out);
     const { threadId, runId } = this.context;
     this.emit(out, { type: EventType.RUN_FINISHED, threadId, runId, ...(outcome ? { outcome } : {}) });
+  }
+}
+
+/** Whether streamed input text is the JSON value a call was made with. */
+function sameJson(text: string, value: JsonValue): boolean {
+  try {
+    return JSON.stringify(JSON.parse(text)) === JSON.stringify(value);
+  } catch {
+    return false;
   }
 }
 

@@ -20,6 +20,11 @@ export class AgUiThreadCopy {
     return this.messages.some((message) => message.id === messageId);
   }
 
+  /** The arguments the client holds for a tool call, if it holds the call. */
+  toolCallArguments(toolCallId: string): string | undefined {
+    return this.toolCall(toolCallId)?.function.arguments;
+  }
+
   /** The thread without the messages `void` names, for a `MESSAGES_SNAPSHOT`. */
   without(voided: ReadonlySet<string>): Message[] {
     return structuredClone(this.messages.filter((message) => !voided.has(message.id)));

@@ -1,8 +1,9 @@
-// AG-UI text from live model deltas, judged by AG-UI's own client: each response's events are served to `HttpAgent`
+// AG-UI text and tool input from live model deltas, judged by AG-UI's own client: each response's events are served to `HttpAgent`
 // of `@ag-ui/client` (which verifies every sequence it receives and applies it to its messages) through its `fetch`
 // option, and the thread the client ends with is asserted. Covers the live text, a retried attempt's void text
 // dropped with a MESSAGES_SNAPSHOT, a provider that rewrote its output, a client that drops mid-message and runs
-// again (it goes on with the message it holds), one that missed the retry while away, and a stop mid-answer.
+// again (it goes on with the message it holds), one that missed the retry while away, a stop mid-answer, and a
+// tool call's input streamed as its arguments (retried with the same call id, repaired, rejoined).
 import { EventType, HttpAgent, type BaseEvent, type Message } from '@ag-ui/client';
 import type { AGUIEvent } from '@ag-ui/core';
 import { describe, expect, it } from 'vitest';
@@ -14,12 +15,16 @@ import type { DeltaPart, RunEventBody } from '../../src/protocol/index.js';
 const USAGE = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
 
 /** A turn's stream as parts with offsets 0, 1, 2, …: events and delta batches. */
-function turn(...items: Array<RunEventBody | { step: number; attempt: number; text?: string; reset?: true }>) {
+type DeltaItem = { step: number; attempt: number; text?: string; reset?: true; input?: Omit<DeltaPart, 'kind'> };
+function turn(...items: Array<RunEventBody | DeltaItem>) {
   return items.map((item, offset): RunStreamPart => {
     if ('type' in item) return { type: 'event', offset, event: { ...item, seq: offset + 1, at: '' } as never };
-    if (item.reset)
+    if (item.reset) {
       return { type: 'deltas', offset, deltas: { type: 'reset-step', step: item.step, attempt: item.attempt } };
-    const parts: DeltaPart[] = [{ id: 'txt-0', kind: 'text', text: item.text ?? '' }];
+    }
+    const parts: DeltaPart[] = item.input
+      ? [{ ...item.input, kind: 'tool-input' }]
+      : [{ id: 'txt-0', kind: 'text', text: item.text ?? '' }];
     return { type: 'deltas', offset, deltas: { type: 'deltas', step: item.step, attempt: item.attempt, parts } };
   });
 }
@@ -91,10 +96,32 @@ function client(parts: RunStreamPart[]) {
   };
 }
 
-const contents = (events: BaseEvent[]) =>
-  events.flatMap((e) => (e.type === EventType.TEXT_MESSAGE_CONTENT ? [(e as unknown as { delta: string }).delta] : []));
+const deltasOf = (events: BaseEvent[], type: EventType) =>
+  events.flatMap((e) => (e.type === type ? [(e as unknown as { delta: string }).delta] : []));
+const contents = (events: BaseEvent[]) => deltasOf(events, EventType.TEXT_MESSAGE_CONTENT);
 
-describe('AG-UI text from live model deltas, applied by @ag-ui/client', () => {
+const toolCall = (step: number, args: Record<string, string>): RunEventBody => ({
+  type: 'tool-call',
+  step,
+  toolCallId: 'c1',
+  toolName: 'search',
+  args,
+});
+const toolResult = (step: number): RunEventBody => ({
+  type: 'tool-result',
+  step,
+  toolCallId: 'c1',
+  toolName: 'search',
+  outcome: 'ok',
+  output: 'found',
+});
+/** The tool calls of the thread's assistant messages, as name and arguments. */
+const callsOf = (messages: Message[]) =>
+  messages
+    .flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : []))
+    .map((c) => `${c.function.name} ${c.function.arguments}`);
+
+describe('AG-UI text and tool input from live model deltas, applied by @ag-ui/client', () => {
   it('streams the step as it is written, and the final text adds only what the deltas missed', async () => {
     const parts = turn(
       stepStarted(1),
@@ -220,5 +247,73 @@ describe('AG-UI text from live model deltas, applied by @ag-ui/client', () => {
     const events = await thread.run();
     expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'cancelled' } });
     expect(thread.thread).toEqual(['user: write', 'assistant: Partial']);
+  });
+
+  it("streams a tool call's input as its arguments, and the call ends with the step's final message", async () => {
+    const parts = turn(
+      stepStarted(1),
+      { step: 1, attempt: 1, input: { id: 'c1', toolName: 'search', text: '{"q":' } },
+      { step: 1, attempt: 1, input: { id: 'c1', text: '"x"}' } },
+      toolCall(1, { q: 'x' }),
+      toolResult(1),
+      stepFinished(1),
+      finished(''),
+    );
+    const thread = client(parts);
+    const events = await thread.run();
+    expect(deltasOf(events, EventType.TOOL_CALL_ARGS)).toEqual(['{"q":', '"x"}']);
+    expect(events.filter((e) => e.type === EventType.TOOL_CALL_START)).toHaveLength(1);
+    expect(callsOf(thread.agent.messages)).toEqual(['search {"q":"x"}']);
+    expect(thread.thread).toEqual(['user: write', 'assistant: ', 'tool: found']);
+  });
+
+  it("a retry that reuses the call id with other input: the client ends with the retry's call only", async () => {
+    const parts = turn(
+      stepStarted(1),
+      { step: 1, attempt: 1, input: { id: 'c1', toolName: 'search', text: '{"q":"wr' } },
+      { step: 1, attempt: 2, reset: true },
+      { step: 1, attempt: 2, input: { id: 'c1', toolName: 'search', text: '{"q":"right"}' } },
+      toolCall(1, { q: 'right' }),
+      toolResult(1),
+      stepFinished(1),
+      finished(''),
+    );
+    const thread = client(parts);
+    await thread.run();
+    expect(callsOf(thread.agent.messages)).toEqual(['search {"q":"right"}']);
+  });
+
+  it('a call made with other arguments than streamed (repaired input): written again whole', async () => {
+    const parts = turn(
+      stepStarted(1),
+      { step: 1, attempt: 1, input: { id: 'c1', toolName: 'search', text: '{"q": "x"' } },
+      toolCall(1, { q: 'x', page: '1' }),
+      stepFinished(1),
+      finished(''),
+    );
+    const thread = client(parts);
+    await thread.run();
+    expect(callsOf(thread.agent.messages)).toEqual(['search {"q":"x","page":"1"}']);
+  });
+
+  it("a client that drops mid-input goes on with the call it holds; one away during the retry gets the retry's call", async () => {
+    const parts = turn(
+      stepStarted(1),
+      { step: 1, attempt: 1, input: { id: 'c1', toolName: 'search', text: '{"q":"wr' } },
+      { step: 1, attempt: 2, reset: true },
+      { step: 1, attempt: 2, input: { id: 'c1', toolName: 'search', text: '{"q":' } },
+      { step: 1, attempt: 2, input: { id: 'c1', text: '"right"}' } },
+      toolCall(1, { q: 'right' }),
+      stepFinished(1),
+      finished(''),
+    );
+    const thread = client(parts);
+    await thread.run(2);
+    expect(callsOf(thread.agent.messages)).toEqual(['search {"q":"wr']);
+    await thread.run(4);
+    expect(callsOf(thread.agent.messages)).toEqual(['search {"q":']);
+    const again = await thread.run();
+    expect(deltasOf(again, EventType.TOOL_CALL_ARGS)).toEqual(['"right"}']);
+    expect(callsOf(thread.agent.messages)).toEqual(['search {"q":"right"}']);
   });
 });
