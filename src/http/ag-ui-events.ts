@@ -300,7 +300,10 @@ export class AgUiEventMapper {
       }
       return;
     }
-    if (texts.length > 0) this.voidTexts(out);
+    if (texts.length > 0) {
+      this.endTexts(out, true);
+      if (out) this.dropVoided(out);
+    }
     if (text === '' || !out) return;
     const messageId = this.messageId(step, 'text');
     this.emit(out, { type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' });
@@ -315,24 +318,27 @@ export class AgUiEventMapper {
 
   /** Ends what the current attempt streams and drops it from the client. */
   private voidStreamed(out: AGUIEvent[] | undefined): void {
-    for (const call of this.calls.values()) {
-      this.voided.add(call.toolCallId);
-      if (out && call.opened) this.emit(out, { type: EventType.TOOL_CALL_END, toolCallId: call.toolCallId });
-    }
-    this.calls.clear();
-    this.voidTexts(out);
+    this.endCalls(out, true);
+    this.endTexts(out, true);
     if (out) this.dropVoided(out);
   }
 
-  /** Ends the streamed texts of the current attempt and drops them from the client. */
-  private voidTexts(out: AGUIEvent[] | undefined): void {
-    if (this.texts.size === 0) return;
+  /** Ends the streamed texts this response opened and forgets them; `voided`: they are to be dropped too. */
+  private endTexts(out: AGUIEvent[] | undefined, voided: boolean): void {
     for (const text of this.texts.values()) {
-      this.voided.add(text.messageId);
+      if (voided) this.voided.add(text.messageId);
       if (out && text.opened) this.emit(out, { type: EventType.TEXT_MESSAGE_END, messageId: text.messageId });
     }
     this.texts.clear();
-    if (out) this.dropVoided(out);
+  }
+
+  /** Ends the streamed calls this response opened and forgets them; `voided`: they are to be dropped too. */
+  private endCalls(out: AGUIEvent[] | undefined, voided: boolean): void {
+    for (const call of this.calls.values()) {
+      if (voided) this.voided.add(call.toolCallId);
+      if (out && call.opened) this.emit(out, { type: EventType.TOOL_CALL_END, toolCallId: call.toolCallId });
+    }
+    this.calls.clear();
   }
 
   /** A `MESSAGES_SNAPSHOT` without the void messages, when the client holds any. */
@@ -351,14 +357,8 @@ export class AgUiEventMapper {
 
   /** Ends what streamed as it is (a run that stops mid-answer keeps what it wrote). */
   private endStreamed(out: AGUIEvent[]): void {
-    for (const text of this.texts.values()) {
-      if (text.opened) this.emit(out, { type: EventType.TEXT_MESSAGE_END, messageId: text.messageId });
-    }
-    for (const call of this.calls.values()) {
-      if (call.opened) this.emit(out, { type: EventType.TOOL_CALL_END, toolCallId: call.toolCallId });
-    }
-    this.texts.clear();
-    this.calls.clear();
+    this.endTexts(out, false);
+    this.endCalls(out, false);
   }
 
   /** Writes a streamed text's TEXT_MESSAGE_START once per response (the client's message goes on when it has it). */
