@@ -90,7 +90,8 @@ export async function checkRoutedCall(
     input: args,
   });
   if (target.status === 'invalid') return { ...id, status: 'invalid', error: target.error };
-  // The model's response already holds arguments that validation left unchanged: recorded once, not twice.
+  // The model's response already holds arguments that validation left unchanged (as an object or a JSON string):
+  // recorded once, not twice.
   const once = options.argsFromCall === true && sameJson(args, modelArgs(call.input));
   return {
     ...target,
@@ -99,10 +100,20 @@ export async function checkRoutedCall(
   };
 }
 
-/** `callTool`'s `args` object as the model sent it (undefined when it sent a string, or nothing). */
+/**
+ * `callTool`'s `args` object as the model wrote it: the object, or the object a JSON string holds, as the workflow
+ * reads it (`modelArgs` in workflows/tool-calls.ts); undefined when it wrote anything else.
+ */
 function modelArgs(input: unknown): unknown {
   if (typeof input !== 'object' || input === null) return undefined;
-  const args = (input as { args?: unknown }).args;
+  let args = (input as { args?: unknown }).args;
+  if (typeof args === 'string') {
+    try {
+      args = JSON.parse(args);
+    } catch {
+      return undefined;
+    }
+  }
   return typeof args === 'object' && args !== null && !Array.isArray(args) ? args : undefined;
 }
 

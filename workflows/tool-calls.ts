@@ -199,11 +199,19 @@ async function settleRoutedCall(
 }
 
 /**
- * The target's arguments of a `callTool` call whose route carries none: the `args` object of the model's call, which
- * `generate` checked unchanged (see `ToolCallRoute`).
+ * The target's arguments of a `callTool` call whose route carries none: the `args` of the model's call (an object,
+ * or a JSON string of one), which `generate` checked unchanged (see `ToolCallRoute`). Parsing is deterministic, and
+ * a route without args exists only from 0.4.0 workflows, so no older history reaches the string case.
  */
 function modelArgs(callArgs: JsonValue): JsonValue {
-  const args = isObject(callArgs) ? callArgs.args : undefined;
+  let args = isObject(callArgs) ? callArgs.args : undefined;
+  if (typeof args === 'string') {
+    try {
+      args = JSON.parse(args) as JsonValue;
+    } catch {
+      return {};
+    }
+  }
   return isObject(args) ? args : {};
 }
 

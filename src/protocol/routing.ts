@@ -98,7 +98,7 @@ export interface ToolRoutingDescription {
  * - `call`: a `callTool` call whose target passed the pool, callable and argument checks (or failed only the
  *   argument check: then the call is `invalid`, and the workflow's searched check comes first). The call carries
  *   the target's approval need and activity options; `args` are the target's arguments as validated. `args` is
- *   left out when they are the model's own (`callTool`'s `args` object, unchanged by validation) and the workflow
+ *   left out when they are the model's own (`callTool`'s `args`, an object or a JSON string of one, unchanged by validation) and the workflow
  *   said it reads them from the model's call (`GenerateInput.argsFromCall`): a large argument is recorded once.
  */
 export type ToolCallRoute =

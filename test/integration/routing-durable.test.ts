@@ -293,6 +293,44 @@ describe('tool routing in a durable run', () => {
     });
   });
 
+  // The default limit is 1.5 MB; the response around an argument of `size` bytes adds well under 2,000.
+  const LIMIT = 1_500_000;
+  const argForms = {
+    'an object': (text: string) => ({ path: '/tmp/big.txt', text }),
+    'a JSON string': (text: string) => JSON.stringify({ path: '/tmp/big.txt', text }),
+  };
+  it.each(Object.keys(argForms) as Array<keyof typeof argForms>)(
+    "counts a callTool target's argument written as %s once against the response limit: just under runs, just over fails",
+    async (form) => {
+      const under = 'x'.repeat(LIMIT - 2_000);
+      const over = 'x'.repeat(LIMIT);
+      const executed: string[] = [];
+      const model = new ScriptedLanguageModel([
+        { toolCalls: [callTool('write_file', argForms[form](under), 'w1')] },
+        { text: 'Written.' },
+        { toolCalls: [callTool('write_file', argForms[form](over), 'w2')] },
+      ]);
+      const agent = opsAgent(model, executed, { enforceSearchBeforeCall: false });
+      await withAgentWorker(env, [agent], async ({ start }) => {
+        const run = await start('ops', 'Write the big file.');
+        expect((await run.result()).text).toBe('Written.');
+        expect(executed).toEqual(['write /tmp/big.txt']);
+        const activities = recordedActivities(await run.handle.fetchHistory());
+        const bytes = Buffer.byteLength(JSON.stringify(activities.find((a) => a.type === 'generate')!.result), 'utf8');
+        expect(bytes).toBeGreaterThan(LIMIT - 2_000);
+        expect(bytes).toBeLessThanOrEqual(LIMIT);
+        const execution = activities.find((a) => a.type === 'executeTool')!;
+        expect(execution.input).toMatchObject({ toolName: 'write_file', args: { path: '/tmp/big.txt', text: under } });
+
+        const failed = await start('ops', 'Write a bigger one.');
+        const error = await failed.result().catch((err: unknown) => err);
+        expect((error as Error).message).toMatch(/response is 150\d{4} bytes, over the 1500000-byte limit/);
+        expect(executed).toEqual(['write /tmp/big.txt']);
+      });
+    },
+    60_000,
+  );
+
   it("refuses recursion, pool misses and unsearched tools (before the target's args), and coerces JSON strings", async () => {
     const executed: string[] = [];
     const model = new ScriptedLanguageModel([

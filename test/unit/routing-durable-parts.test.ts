@@ -201,11 +201,18 @@ describe('checkRoutedCall (generate activity)', () => {
     expect(once.route).not.toHaveProperty('args');
     // An earlier workflow reads them from the route only.
     expect(await checkRoutedCall(routed(), call, direct)).toMatchObject({ route: { args: { ids: ['a', 'b'] } } });
-    // Arguments that validation changed (a JSON string parsed) travel in the route.
-    const coerced = raw('callTool', { name: 'tag_items', args: '{"ids":["a"]}' });
-    expect(await checkRoutedCall(routed(), coerced, direct, { argsFromCall: true })).toMatchObject({
-      route: { args: { ids: ['a'] } },
-    });
+    // Written as a JSON string, unchanged by validation: the workflow parses them from the call too.
+    const string = raw('callTool', { name: 'tag_items', args: '{"ids":["a"]}' });
+    const written = await checkRoutedCall(routed(), string, direct, { argsFromCall: true });
+    expect(written).toMatchObject({ status: 'valid', route: { kind: 'call', target: 'tag_items' } });
+    expect(written.route).not.toHaveProperty('args');
+    // Arguments that validation changed (a JSON string inside them parsed) travel in the route, in either form.
+    for (const args of [{ ids: '["a"]' }, JSON.stringify({ ids: '["a"]' })]) {
+      const changed = raw('callTool', { name: 'tag_items', args });
+      expect(await checkRoutedCall(routed(), changed, direct, { argsFromCall: true })).toMatchObject({
+        route: { args: { ids: ['a'] } },
+      });
+    }
   });
 
   it("marks a valid callTool with the target's approval (evaluated on its args), options and validated args", async () => {
