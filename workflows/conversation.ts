@@ -168,6 +168,7 @@ export async function durableAgentConversation(input: ConversationInput): Promis
         turn,
         message: userMessageOf(message.content),
         ...(sender !== undefined && sender !== input.userId ? { sender } : {}),
+        ...(message.watched === true ? { watched: true as const } : {}),
       };
       if (message.interrupt) {
         queue.unshift(queued);
@@ -376,6 +377,8 @@ function turnInput(
       turn: queued.turn,
       ...(queued.sender !== undefined ? { sender: queued.sender } : {}),
     },
+    // Only turns sent watched carry it, so the runs of earlier histories start with the same input.
+    ...(queued.watched ? { streaming: { watched: true } } : {}),
   };
 }
 
@@ -393,9 +396,10 @@ const MAX_PARTS = 64;
  */
 function isMessage(message: unknown): message is ConversationMessage {
   if (typeof message !== 'object' || message === null) return false;
-  const { content, userId, interrupt } = message as Partial<ConversationMessage>;
+  const { content, userId, interrupt, watched } = message as Partial<ConversationMessage>;
   if (userId !== undefined && typeof userId !== 'string') return false;
   if (interrupt !== undefined && typeof interrupt !== 'boolean') return false;
+  if (watched !== undefined && typeof watched !== 'boolean') return false;
   if (typeof content === 'string') return true;
   if (!Array.isArray(content) || content.length === 0 || content.length > MAX_PARTS) return false;
   return content.every(isUserPart);

@@ -68,6 +68,11 @@ export interface SendOptions {
   userId?: string;
   /** Evidence of the sender's identity for `authorizeDecision`. Stored in history: no secrets. */
   identity?: JsonValue;
+  /**
+   * The caller watches the turn's stream from its start (as `AgentClient.streamText` does a run's): the turn's first
+   * step publishes its first piece at once instead of first finding a watcher.
+   */
+  watched?: boolean;
 }
 
 /**
@@ -105,6 +110,7 @@ export class Conversation {
       ...(options.interrupt ? { interrupt: true } : {}),
       ...(userId !== undefined ? { userId } : {}),
       ...(options.identity !== undefined ? { identity: options.identity } : {}),
+      ...(options.watched ? { watched: true } : {}),
     };
     const { workflow, agent, taskQueue, ...rest } = this.options;
     const input: ConversationInput = {

@@ -94,7 +94,8 @@ export async function sendChatMessage(
     context: { ...extra.context, chatId },
     workflow: { ...extra.workflow, memo: { ...extra.workflow?.memo, webUser: userId, webChat: chatId } },
   });
-  return chatTurn(chatId, await conversation.send(text));
+  // Every route streams the turn it sends: watched from its first piece.
+  return chatTurn(chatId, await conversation.send(text, { watched: true }));
 }
 
 /** Turn `turn` of a found chat (no call is made: a queued turn's methods wait for its run to start). */

@@ -83,6 +83,8 @@ export interface QueuedTurn {
   message: TranscriptMessage;
   /** Who sent it, when it was not the conversation's user (authorized by the agent). */
   sender?: string;
+  /** Its sender watches the turn's stream from the start (`ConversationMessage.watched`). */
+  watched?: true;
 }
 
 /** What a conversation carries into its next execution. */
@@ -118,6 +120,11 @@ export interface ConversationMessage {
   userId?: string;
   /** Evidence of the sender's identity for the agent's `authorizeDecision` hook. Stored in history: no secrets. */
   identity?: JsonValue;
+  /**
+   * The sender watches the turn's stream from its start (the HTTP handler does): its run starts with
+   * `streaming: { watched: true }`, so its first step publishes its first piece at once.
+   */
+  watched?: boolean;
 }
 
 /** The send update's answer: the turn's number and its run's workflow id (the run may not have started yet). */

@@ -11,11 +11,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
-import { encodePayloadWire } from '@temporalio/workflow-streams/workflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
+import { createAgentHandler } from '../../src/http/index.js';
 import { AgentClient } from '../../src/client/agent-client.js';
 import type { AgentRun } from '../../src/client/agent-run.js';
 import type { RunStreamPart } from '../../src/client/run-stream.js';
@@ -26,11 +25,14 @@ import {
   type DeltaPublish,
   type GenerateInput,
   type StreamedDeltas,
+  encodeStreamData,
 } from '../../src/protocol/index.js';
 import { createTool } from '../../src/tool/tool.js';
 import { workflowsPath } from '../../src/worker/create-agent-worker.js';
 import { startOpenAIFakeServer } from '../models/openai-fake-server.js';
 import { recordHistory, withAgentWorker } from '../support/agent-harness.js';
+import { forgePublish } from '../support/hostile-watchers.js';
+import { chunkReader, messageOf, serveHandler, textOf, userMessage } from '../support/http-chat.js';
 import { killChild, startChildWorker } from '../support/child-worker.js';
 import { bundleWorkflows, createTestEnv, uniqueTaskQueue } from '../support/temporal.js';
 
@@ -135,6 +137,51 @@ describe('model deltas', () => {
     });
   });
 
+  it('a chat turn the HTTP handler starts is watched from its first piece: the page gets it alone, at once', async () => {
+    const model = new ScriptedLanguageModel([{ text: ANSWER, stream: { chunkChars: 6, chunkDelayMs: 40 } }]);
+    const agent = new Agent({ name: 'chat-writer', instructions: '', model });
+    await withAgentWorker(env, [agent], async ({ client, taskQueue }) => {
+      const handler = createAgentHandler({
+        client,
+        agent: agent.name,
+        authenticate: () => ({ userId: 'ann' }),
+        conversationOptions: () => ({ workflow: { workflowExecutionTimeout: '2 minutes' } }),
+      });
+      const server = await serveHandler(handler);
+      try {
+        const sentAt = Date.now();
+        const response = await fetch(`${server.url}/api/chat`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ id: 'watched-chat', messages: [userMessage('write')], trigger: 'submit-message' }),
+        });
+        const reader = chunkReader(response);
+        const head = await reader.until((chunk) => chunk.type === 'text-delta');
+        const firstAt = Date.now();
+        const rest = await reader.rest();
+        const chunks = [...head, ...rest];
+        const deltas = chunks.filter((chunk) => chunk.type === 'text-delta');
+        const pieces = Math.ceil(ANSWER.length / 6);
+        console.info(
+          `chat turn: first text delta ${firstAt - sentAt} ms after the POST; ${deltas.length} text deltas for ` +
+            `${pieces} pieces written over ${pieces * 40} ms; the first: ${JSON.stringify(head.at(-1))}`,
+        );
+        expect(textOf(await messageOf(chunks))).toBe(ANSWER);
+        // The first piece alone, as the model wrote it (unwatched, the first batch caught up on several pieces).
+        expect(head.at(-1)).toMatchObject({ type: 'text-delta', delta: ANSWER.slice(0, 6) });
+        expect(deltas.length).toBeGreaterThan(3);
+        // The turn's run started watched: its first step's generate input says so.
+        const runs = [];
+        for await (const run of client.list(`WorkflowType = 'agentRun' AND TaskQueue = '${taskQueue}'`)) runs.push(run);
+        expect(runs).toHaveLength(1);
+        const [input] = await generateInputs(runs[0]!.workflowId);
+        expect(input).toMatchObject({ streamWhenWatched: true, streamWatched: true });
+      } finally {
+        await server.close();
+      }
+    });
+  });
+
   it('publishes only while someone watches: a step nobody watches sends nothing; one who comes mid-step gets it all', async () => {
     // Two steps: a tool call written over 4.5 s (so a watcher coming 1.5 s in has 3 s of it live even on a loaded
     // machine), then the answer over 2.3 s.
@@ -231,26 +278,25 @@ describe('model deltas', () => {
       const watching = watch(run);
       await expect.poll(async () => (await generateInputs(run.id)).length, { timeout: 10_000 }).toBe(1);
       const [input] = await generateInputs(run.id);
-      // Another client, with the stream's own publisher.
-      const forger = WorkflowStreamClient.create(env.client, run.id);
+      // Another client, speaking the stream's publish protocol.
       const forged = (token?: string, attempt = 1): Partial<DeltaPublish> => ({
         ...(token !== undefined ? { token } : {}),
         step: 1,
         attempt,
         parts: [{ id: 'text-0', kind: 'text', text: 'forged' }],
       });
-      forger.topic('deltas').publish(forged());
-      forger.topic('deltas').publish(forged('guessed', 9));
-      forger.topic('deltas').publish({ type: 'reset-step', step: 1, attempt: 9 });
-      // The right token for another step, and oversized or malformed pieces.
-      forger.topic('deltas').publish({ ...forged(input!.streamToken), step: 2 });
-      forger
-        .topic('deltas')
-        .publish({ ...forged(input!.streamToken), parts: [{ id: 'x', kind: 'text', text: 'forged'.repeat(10_000) }] });
-      forger
-        .topic('deltas')
-        .publish({ ...forged(input!.streamToken), parts: [{ id: 'x', kind: 'evil', text: 'forged' }] });
-      await forger.flush();
+      await forgePublish(run.handle, [
+        { topic: 'deltas', value: forged() },
+        { topic: 'deltas', value: forged('guessed', 9) },
+        { topic: 'deltas', value: { type: 'reset-step', step: 1, attempt: 9 } },
+        // The right token for another step, and oversized or malformed pieces.
+        { topic: 'deltas', value: { ...forged(input!.streamToken), step: 2 } },
+        {
+          topic: 'deltas',
+          value: { ...forged(input!.streamToken), parts: [{ id: 'x', kind: 'text', text: 'forged'.repeat(10_000) }] },
+        },
+        { topic: 'deltas', value: { ...forged(input!.streamToken), parts: [{ id: 'x', kind: 'evil', text: 'forged' }] } },
+      ]);
       // A batch the run already took, sent again with the same publisher and sequence (a resent signal): ignored.
       const resent = {
         items: [
@@ -399,9 +445,9 @@ describe('model deltas', () => {
   });
 });
 
-/** A stream item's wire form (base64 Payload proto), as the stream client encodes it. */
+/** A stream item's wire form (base64 Payload proto), as a Workflow Streams client encodes it. */
 function encodeItem(value: unknown): string {
-  return encodePayloadWire(defaultPayloadConverter.toPayload(value));
+  return encodeStreamData(defaultPayloadConverter.toPayload(value));
 }
 
 // Two worker processes started under tsx and a bundle: longer than the default timeout on a loaded machine.
