@@ -3,7 +3,7 @@
 // (bin/durable-agent.mjs calls it). Connection settings come from Temporal's environment configuration.
 import { AgentClient } from '../client/agent-client.js';
 import { DEFAULT_TEMPORAL_ADDRESS, DEFAULT_TEMPORAL_NAMESPACE } from '../connection/resolve-connection.js';
-import { DEFAULT_TASK_QUEUE } from '../protocol/index.js';
+import { projectTaskQueue } from '../connection/project-task-queue.js';
 import { parseCommand } from './args.js';
 import { CliFailure } from './errors/cli-failure.js';
 import { CliUsageError } from './errors/cli-usage-error.js';
@@ -92,11 +92,12 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   const fallback: ConnectionInfo = {
     address: env.TEMPORAL_ADDRESS || DEFAULT_TEMPORAL_ADDRESS,
     namespace: env.TEMPORAL_NAMESPACE || DEFAULT_TEMPORAL_NAMESPACE,
-    taskQueue: env.TEMPORAL_TASK_QUEUE || DEFAULT_TASK_QUEUE,
+    // The queue the worker of the project here polls (`durable-agent worker`, `dev`, the project's own scripts).
+    taskQueue: projectTaskQueue({ env }),
   };
   let client = io.client;
   try {
-    client ??= await AgentClient.connect({ env, requestTimeoutMs });
+    client ??= await AgentClient.connect({ env, requestTimeoutMs, taskQueue: fallback.taskQueue });
   } catch (error) {
     fail(explainError(error, fallback).message);
     return 1;

@@ -212,7 +212,8 @@ const ENVIRONMENT = `Environment (Temporal's own configuration, as the temporal 
                          TLS: on/off, a private CA, a client certificate for mutual TLS
   TEMPORAL_PROFILE       Profile of temporal.toml to use (default "default")
   TEMPORAL_CONFIG_FILE   The temporal.toml (default ~/.config/temporalio/temporal.toml)
-  TEMPORAL_TASK_QUEUE    Task queue new runs go to (default "durable-agent")
+  TEMPORAL_TASK_QUEUE    Task queue workers poll and new runs go to (default: the name in the project's
+                         package.json, here or above; else "durable-agent")
   NO_COLOR               Plain output`;
 
 /** Help for one command, or the overview when `command` is undefined. */

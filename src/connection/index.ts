@@ -13,3 +13,9 @@ export { connectClient, type ConnectClientOptions } from './connect-client.js';
 export { describeOrigin } from './describe-connection.js';
 export { ConnectionConfigError } from './errors/connection-config-error.js';
 export { TemporalConnectionError, type TemporalConnectionErrorDetails } from './errors/temporal-connection-error.js';
+export {
+  projectTaskQueue,
+  resolveProjectTaskQueue,
+  type ProjectTaskQueue,
+  type ProjectTaskQueueOptions,
+} from './project-task-queue.js';

@@ -24,5 +24,6 @@ export * from '../codec/index.js';
 export * from '../telemetry/index.js';
 export { REDACTED, redactSecrets, registerSecret } from '../secrets/index.js';
 export { connectWorker } from '../connection/connect-worker.js';
+export { projectTaskQueue, type ProjectTaskQueueOptions } from '../connection/project-task-queue.js';
 export { LOG_LEVEL_ENV, installQuietRuntime, workerLogLevel } from './worker-log-level.js';
 export { checkAgentCredentials } from './check-credentials.js';

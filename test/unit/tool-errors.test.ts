@@ -81,4 +81,16 @@ describe('AgentNotFoundError', () => {
     expect(AgentNotFoundError.isInstance(error)).toBe(true);
     expect(new AgentNotFoundError('x', []).message).toBe("Unknown agent 'x'. No agents are registered.");
   });
+
+  it("on a worker, names its task queue and the fix when another project's worker shares it", () => {
+    const error = new AgentNotFoundError('writer', ['assistant'], { taskQueue: 'shop' });
+    expect(error.taskQueue).toBe('shop');
+    expect(error.code).toBe('Agent.NotFound');
+    expect(error.message).toBe(
+      "Unknown agent 'writer'. Known agents: assistant. The worker that got the run polls task queue 'shop' and " +
+        "hosts only these. If 'writer' is hosted by another worker (another project on the same Temporal), that " +
+        'worker polls the same queue: give each project its own with TEMPORAL_TASK_QUEUE (or the taskQueue option ' +
+        "of createAgentWorker and AgentClient), and start 'writer' on the task queue of the worker that hosts it.",
+    );
+  });
 });

@@ -1,6 +1,10 @@
 // `durable-agent worker [agentsFile]`: hosts the user's agents on a worker, against the Temporal that the TEMPORAL_*
 // variables or a temporal.toml profile name. Temporal's own logs stay at WARN (createAgentWorker) unless
-// DURABLE_AGENT_LOG_LEVEL says otherwise, so it prints what a person needs: which agents, which queue.
+// DURABLE_AGENT_LOG_LEVEL says otherwise, so it prints what a person needs: which agents, which queue. The queue is
+// the project's (TEMPORAL_TASK_QUEUE, else the agents file's package.json name), so two projects on one server keep
+// their runs apart.
+import { dirname, relative } from 'node:path';
+import { resolveProjectTaskQueue } from '../../connection/project-task-queue.js';
 import { resolveConnection } from '../../connection/resolve-connection.js';
 import { createAgentWorker } from '../../worker/create-agent-worker.js';
 import { runUntilSignal } from '../../worker/run-until-signal.js';
@@ -23,13 +27,22 @@ export async function workerCommand(agentsFile: string | undefined, io: HostIo):
   const file = findAgentsFile(agentsFile);
   const agents = await loadAgents(file);
   const settings = resolveConnection({ env: io.env });
-  const worker = await createAgentWorker({ agents, env: io.env });
+  const queue = resolveProjectTaskQueue({ dir: dirname(file), env: io.env });
+  const worker = await createAgentWorker({ agents, env: io.env, taskQueue: queue.taskQueue });
   const names = agents.map((agent) => agent.name);
   io.out(
     `worker ready: ${names.join(', ')} on task queue '${worker.options.taskQueue}' at ${settings.address} ` +
       `(namespace ${settings.namespace})`,
   );
-  io.out(`  start a run: ${CLI_COMMAND} start ${names[0]} "Hello" --watch`);
+  if (queue.source.kind === 'package.json') {
+    // A person renaming the package, or running a second project, should know where the name came from.
+    const path = relative(process.cwd(), queue.source.path) || 'package.json';
+    io.out(`  the task queue is the name in ${path}; TEMPORAL_TASK_QUEUE sets another`);
+  }
+  // The CLI started from here picks the queue of the project here; when that is another, the hint names this one.
+  const here = resolveProjectTaskQueue({ env: io.env }).taskQueue;
+  const prefix = here === queue.taskQueue ? '' : `TEMPORAL_TASK_QUEUE=${shellWord(queue.taskQueue)} `;
+  io.out(`  start a run: ${prefix}${CLI_COMMAND} start ${names[0]} "Hello" --watch`);
   if (io.signal) {
     const stop = () => worker.shutdown();
     if (io.signal.aborted) stop();
@@ -39,4 +52,9 @@ export async function workerCommand(agentsFile: string | undefined, io: HostIo):
     await runUntilSignal(worker, { log: io.note });
   }
   return 0;
+}
+
+/** A task queue name as one shell word. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }

@@ -1,6 +1,8 @@
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { LRUCache } from 'lru-cache';
 import type { Agent } from '../../agent/agent.js';
+import { AgentNotFoundError } from '../../agent/agent-not-found-error.js';
 import type { AgentRegistry } from '../../agent/registry.js';
 import type { ToolManager } from '../../tool/tool-manager.js';
 import type { ProviderRegistry } from '../../models/provider-registry.js';
@@ -42,16 +44,32 @@ export async function runToolSet(
   return await deps.mcp.runTools(agent, ref, await deps.runTools.get(agent, ref, run), mcp);
 }
 
-/** Looks an agent up, failing the activity without retries when the worker does not host it. */
+/**
+ * Looks an agent up, failing the activity without retries when the worker does not host it: a retry reaches the
+ * same worker (the run's first lookup is a local activity). The message names the worker's task queue and agents,
+ * since the usual cause is another project's worker on the same queue.
+ */
 export function requireAgent(deps: ActivityDependencies, name: string): Agent {
   try {
     return deps.agents.get(name);
   } catch (err) {
+    const error = AgentNotFoundError.isInstance(err)
+      ? new AgentNotFoundError(name, err.knownAgents, { taskQueue: activityTaskQueue() })
+      : err;
     throw ApplicationFailure.create({
       type: FailureType.AgentNotFound,
-      message: err instanceof Error ? err.message : String(err),
+      message: error instanceof Error ? error.message : String(error),
       nonRetryable: true,
     });
+  }
+}
+
+/** The task queue of the running activity's worker; undefined outside an activity. */
+function activityTaskQueue(): string | undefined {
+  try {
+    return Context.current().info.taskQueue;
+  } catch {
+    return undefined;
   }
 }
 

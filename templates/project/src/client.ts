@@ -1,7 +1,7 @@
 // Starts a run of the support agent and follows it: approvals are asked for at the terminal. Run it beside a
 // worker (`npm run dev` in another terminal): `npm run client -- "Refund order A-1001, it arrived broken"`.
 import { createInterface } from 'node:readline/promises';
-import { AgentClient, type AgentRun } from 'durable-agent/client';
+import { AgentClient, projectTaskQueue, type AgentRun } from 'durable-agent/client';
 
 /** How a pending tool call gets its decision. */
 export type Decide = (toolName: string, args: unknown) => Promise<boolean>;
@@ -37,7 +37,8 @@ export async function follow(run: AgentRun, decide: Decide = askAtTerminal): Pro
 // Run as a script (not imported by src/start.ts or the tests).
 if (import.meta.url === `file://${process.argv[1]}`) {
   const input = process.argv.slice(2).join(' ') || 'Refund order A-1001, it arrived broken';
-  const client = await AgentClient.connect();
+  // This project's task queue (the name in package.json, or TEMPORAL_TASK_QUEUE): the one its worker polls.
+  const client = await AgentClient.connect({ taskQueue: projectTaskQueue() });
   try {
     const run = await client.start('support', input);
     console.log(`run ${run.id}`);

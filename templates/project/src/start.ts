@@ -1,6 +1,6 @@
 // `npm start`: everything in one process, offline. An embedded Temporal dev server (the Temporal CLI is installed
 // into your user cache the first time), a worker hosting your agents, and one run with an approval.
-import { AgentClient } from 'durable-agent/client';
+import { AgentClient, projectTaskQueue } from 'durable-agent/client';
 import { startDevServer } from 'durable-agent/testing';
 import { createAgentWorker } from 'durable-agent/worker';
 import { agents } from './agents.js';
@@ -9,9 +9,9 @@ import { follow } from './client.js';
 const input = process.argv.slice(2).join(' ') || 'Refund order A-1001, it arrived broken';
 const server = await startDevServer({ uiPort: 0 });
 try {
-  const connection = { address: server.address, namespace: server.namespace };
-  const worker = await createAgentWorker({ ...connection, agents });
-  const client = await AgentClient.connect(connection);
+  const options = { address: server.address, namespace: server.namespace, taskQueue: projectTaskQueue() };
+  const worker = await createAgentWorker({ ...options, agents });
+  const client = await AgentClient.connect(options);
   try {
     await worker.runUntil(async () => {
       const run = await client.start('support', input);
