@@ -1,5 +1,7 @@
 // A worker whose agents name a provider without credentials stops at start with one paragraph that says which
 // agent, which model, which variable and the offline alternative, instead of failing every run later.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { ProviderRegistry } from '../../src/models/provider-registry.js';
@@ -30,6 +32,11 @@ describe('credentials at worker start', () => {
     expect(message).toContain("'openai/gpt-4o-mini'");
     expect(message).toContain('set OPENAI_API_KEY');
     expect(message).toContain("'offline/demo'");
+    // The guide to other providers, by a path that exists.
+    const guide =
+      /Other providers \(Anthropic, Google, a local server such as Ollama or vLLM\): (\S+providers\.md)$/.exec(message);
+    expect(guide?.[1]).toBe(fileURLToPath(new URL('../../docs/providers.md', import.meta.url)));
+    expect(existsSync(guide![1]!)).toBe(true);
     expect(message.split('\n')).toHaveLength(1);
   });
 
