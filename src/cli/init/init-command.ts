@@ -14,7 +14,7 @@ export function initCommand(dir: string, force: boolean, out: (text: string) => 
   out(`  cd ${where.includes(' ') ? JSON.stringify(where) : where}`);
   out('  npm install');
   out('  npm start     # offline: an embedded Temporal dev server, your agent, a run with an approval');
-  out('  npm test      # a scripted-model test and an offline end-to-end test');
+  out('  npm test      # three tests: two with a scripted model, one offline end to end');
   out('  npm run dev   # host your agents for the CLI, restarted when you edit them');
   return 0;
 }
