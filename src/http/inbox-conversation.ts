@@ -5,6 +5,7 @@ import type { AgentClient } from '../client/agent-client.js';
 import { AGENT_RUN_WORKFLOW, SEARCH_ATTRIBUTE_KEYS as KEYS, WAITING_KINDS, userKey } from '../protocol/index.js';
 import type { WaitingKind } from '../protocol/index.js';
 import { queryString } from './inbox-listing.js';
+import type { RunOpenings } from './run-opening.js';
 
 /** One turn (run) of a conversation. */
 export interface ConversationRun {
@@ -15,6 +16,8 @@ export interface ConversationRun {
   status: string;
   startTime: string;
   waiting: WaitingKind[];
+  /** What the user asked in this turn (its message, bounded), read from the run's history. */
+  asked?: string;
 }
 
 /** What `GET …/inbox/conversations/:id` answers. */
@@ -42,6 +45,8 @@ export async function listConversation(
     /** Another id listed with it: the user's chat of that id, whose conversation id holds the user. */
     alias?: string;
   },
+  /** Where the turns' messages are read (cached per run); absent: the listing has none. */
+  openings?: RunOpenings,
 ): Promise<ConversationListing> {
   let ids: string;
   try {
@@ -76,5 +81,12 @@ export async function listConversation(
     });
   }
   runs.sort((a, b) => a.startTime.localeCompare(b.startTime));
+  if (openings) {
+    // One turn's history page each, the first time a turn is listed (cached after).
+    for (const run of runs) {
+      const { asked } = await openings.of(run.workflowId, run.firstRunId);
+      if (asked !== undefined) run.asked = asked;
+    }
+  }
   return { conversationId, runs, truncated };
 }

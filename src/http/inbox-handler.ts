@@ -12,10 +12,11 @@ import { authenticated, checkOrigin, errorResponse } from './agent-handler.js';
 import { DEFAULT_CHAT_PREFIX, chatConversationId, notFound } from './chat-turns.js';
 import { DEFAULTS, type AuthenticatedUser } from './handler-options.js';
 import { HttpRefusal, refusalResponse } from './http-refusal.js';
-import { itemsOf, listInbox, queryString } from './inbox-listing.js';
+import { LISTING_TIMEOUT_MS, itemsOf, listInbox, queryString } from './inbox-listing.js';
 import { INBOX_DEFAULTS, MAX_INBOX_RUNS, type InboxHandlerOptions } from './inbox-options.js';
 import { listConversation } from './inbox-conversation.js';
 import { accessRun, type InboxRunAccess } from './inbox-run.js';
+import { RunOpenings } from './run-opening.js';
 import { malformed, readJsonBody } from './read-body.js';
 import { runViewResponse } from './run-view-stream.js';
 
@@ -60,6 +61,7 @@ export function createInboxHandler(options: InboxHandlerOptions): (request: Requ
   if (options.taskQueue !== undefined) queryString(options.taskQueue);
   const onError = options.onError ?? ((error: unknown) => console.error('durable-agent/http inbox:', error));
   const { client } = options;
+  const openings = new RunOpenings(client);
 
   return async (request: Request): Promise<Response> => {
     try {
@@ -76,7 +78,9 @@ export function createInboxHandler(options: InboxHandlerOptions): (request: Requ
       const reviewer = (await options.reviewer?.(user, request)) === true;
       if (route.name === 'list') {
         const scope = { userId: user.userId, everyone: reviewer, taskQueue: options.taskQueue };
-        return json(await listInbox(client, scope, settings));
+        // A page that leaves, or a listing past its deadline, cancels the listing's queries (none left to Temporal).
+        const signal = AbortSignal.any([request.signal, AbortSignal.timeout(LISTING_TIMEOUT_MS)]);
+        return json(await listInbox(client, scope, settings, { openings, signal }));
       }
       if (route.name === 'conversation') {
         const scope = { userId: user.userId, everyone: reviewer, taskQueue: options.taskQueue };
@@ -86,13 +90,17 @@ export function createInboxHandler(options: InboxHandlerOptions): (request: Requ
           user.userId,
           route.conversationId,
         );
-        return json(await listConversation(client, route.conversationId, { ...scope, alias: chat }));
+        return json(
+          await client.temporal.withAbortSignal(request.signal, () =>
+            listConversation(client, route.conversationId, { ...scope, alias: chat }, openings),
+          ),
+        );
       }
       const lookup = { workflowId: route.workflowId, firstRunId: runParam(url), taskQueue: options.taskQueue };
       const access = await accessRun(client, lookup, user, reviewer);
       switch (route.name) {
         case 'run':
-          return json(await runSummary(access));
+          return json({ ...(await runSummary(access)), ...(await openings.of(access.workflowId, access.firstRunId)) });
         case 'stream':
           return await runViewResponse(access.run, {
             messageId: `run-${access.firstRunId}`,

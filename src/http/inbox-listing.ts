@@ -1,6 +1,8 @@
 // What waits for people: the runs a visibility query finds by their search attributes (no scan of every run), and
 // the requests each one holds, read from its state. Bounded: one page of runs, states read a few at a time, each
-// with a deadline, so one run whose worker is gone shows as unavailable instead of holding the listing.
+// query cancelled at its deadline, so one run whose worker is gone shows as unavailable instead of holding the
+// listing; once no worker of a task queue answered, its other runs are not asked (workers are down: asking every run
+// again on each refresh only piles up queries Temporal holds for nobody).
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import type { AgentClient } from '../client/agent-client.js';
 import {
@@ -12,6 +14,9 @@ import {
   type RunState,
   type WaitingKind,
 } from '../protocol/index.js';
+import { RefusalCode } from '../protocol/refusal-codes.js';
+import { HttpRefusal } from './http-refusal.js';
+import type { RunOpenings } from './run-opening.js';
 
 /** A waiting run as the inbox lists it. */
 export interface InboxRun {
@@ -28,14 +33,21 @@ export interface InboxRun {
   since?: string;
   /** The run is the user's own (its `userId` is theirs). */
   yours: boolean;
-  /** False when no worker answered for its state in time: its requests are not listed. */
+  /** False when no worker answered for its state in time (or its task queue's workers are down): no requests listed. */
   available: boolean;
+  /** What the user asked (the run's message, at most `MAX_ASKED_CHARS` characters), read from its history. */
+  asked?: string;
+  /**
+   * Whether people other than the run's user may decide its approvals and answer its questions: its agent has an
+   * `authorizeDecision` hook (which still checks each one). Absent when the run's history does not say yet.
+   */
+  othersMayDecide?: boolean;
 }
 
 /** One request a person can answer, with what they need to decide and the token that binds the answer to it. */
 export type InboxItem = InboxItemBase &
   (
-    | { kind: 'approval'; toolName: string; args: JsonValue; token?: string; expiresAt?: string }
+    | { kind: 'approval'; toolName: string; args: JsonValue; step: number; token?: string; expiresAt?: string }
     | {
         kind: 'elicitation';
         toolName: string;
@@ -45,7 +57,7 @@ export type InboxItem = InboxItemBase &
         token?: string;
         expiresAt?: string;
       }
-    | { kind: 'client-tool'; toolName: string; args: JsonValue }
+    | { kind: 'client-tool'; toolName: string; args: JsonValue; step: number }
   );
 
 interface InboxItemBase {
@@ -67,10 +79,17 @@ export interface InboxListing {
   items: InboxItem[];
   /** More runs wait than the listing read (`maxRuns`). */
   truncated: boolean;
+  /**
+   * Task queues whose workers are down: none answered for a run's state in time, and their other runs were not asked.
+   * A page backs off while this is not empty.
+   */
+  workersDown: string[];
 }
 
 /** Runs whose states are read at once. */
 const STATE_CONCURRENCY = 8;
+/** How long one listing may take in all (the visibility call and every state read), ms. */
+export const LISTING_TIMEOUT_MS = 20_000;
 
 /**
  * Lists the runs waiting for people (of `scope.userId` only, unless `scope.everyone`: a reviewer's listing) and their
@@ -80,25 +99,62 @@ export async function listInbox(
   client: AgentClient,
   scope: { userId: string; everyone: boolean; taskQueue?: string | undefined },
   limits: { maxRuns: number; stateTimeoutMs: number },
+  /** `signal` cancels every call of the listing (the request's signal, with the listing's deadline). */
+  context: { openings: RunOpenings; signal: AbortSignal },
 ): Promise<InboxListing> {
+  const { signal } = context;
   const executions: WorkflowExecutionInfo[] = [];
   let truncated = false;
   const query = waitingQuery(scope);
-  for await (const execution of client.temporal.workflow.list({ query, pageSize: limits.maxRuns })) {
-    if (executions.length === limits.maxRuns) {
-      truncated = true;
-      break;
-    }
-    executions.push(execution);
+  try {
+    await client.temporal.withAbortSignal(signal, async () => {
+      for await (const execution of client.temporal.workflow.list({ query, pageSize: limits.maxRuns })) {
+        if (executions.length === limits.maxRuns) {
+          truncated = true;
+          break;
+        }
+        executions.push(execution);
+      }
+    });
+  } catch (error) {
+    if (!signal.aborted) throw error;
+    throw new HttpRefusal(
+      503,
+      RefusalCode.HttpUnavailable,
+      'Temporal did not list the waiting runs in time: try again.',
+    );
   }
-  const states = await mapBounded(executions, STATE_CONCURRENCY, (execution) =>
-    stateOf(client, execution, limits.stateTimeoutMs),
+  const queues = new Map<string, { answered: number; unanswered: number }>();
+  const down = (queue: string) => {
+    const seen = queues.get(queue);
+    // A live worker answers in well under the deadline: the first query to go unanswered before any answered says
+    // nobody polls (the others already asked still finish or time out).
+    return seen !== undefined && seen.answered === 0 && seen.unanswered > 0;
+  };
+  const states = await mapBounded(executions, STATE_CONCURRENCY, async (execution) => {
+    if (down(execution.taskQueue) || signal.aborted) return undefined;
+    const state = await stateOf(client, execution, limits.stateTimeoutMs, signal);
+    const seen = queues.get(execution.taskQueue) ?? { answered: 0, unanswered: 0 };
+    if (state) seen.answered++;
+    else seen.unanswered++;
+    queues.set(execution.taskQueue, seen);
+    return state;
+  });
+  // What was asked is in the runs' histories: read with no worker, once per run (cached).
+  const openings = await mapBounded(executions, STATE_CONCURRENCY, (execution) =>
+    client.temporal.withAbortSignal(signal, () =>
+      context.openings.of(execution.workflowId, execution.raw.firstRunId || execution.runId),
+    ),
   );
-  const runs = executions.map((execution, i) => inboxRun(execution, scope.userId, states[i]));
+  const runs = executions.map((execution, i) => ({
+    ...inboxRun(execution, scope.userId, states[i]),
+    ...openings[i],
+  }));
   const items = executions
     .flatMap((execution, i) => (states[i] ? itemsOf(execution.workflowId, states[i]) : []))
     .sort((a, b) => (a.requestedAt ?? '').localeCompare(b.requestedAt ?? ''));
-  return { user: scope.userId, reviewer: scope.everyone, runs, items, truncated };
+  const workersDown = [...queues].filter(([, seen]) => seen.answered === 0).map(([queue]) => queue);
+  return { user: scope.userId, reviewer: scope.everyone, runs, items, truncated, workersDown };
 }
 
 /**
@@ -154,21 +210,32 @@ function inboxRun(execution: WorkflowExecutionInfo, userId: string, state: RunSt
   };
 }
 
-/** The run's state, or undefined when no worker answered within `timeoutMs`. */
+/**
+ * The run's state, or undefined when no worker answered within `timeoutMs`: the query is cancelled then (and when
+ * `signal` aborts), so Temporal does not hold it for a worker that is not there.
+ */
 async function stateOf(
   client: AgentClient,
   execution: WorkflowExecutionInfo,
   timeoutMs: number,
+  signal: AbortSignal,
 ): Promise<RunState | undefined> {
   const run = client.getRun(execution.workflowId, { firstExecutionRunId: execution.raw.firstRunId || execution.runId });
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), timeoutMs);
-  });
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), timeoutMs);
+  const stop = () => deadline.abort();
+  signal.addEventListener('abort', stop, { once: true });
+  const cancelled = new Promise<undefined>((resolve) =>
+    deadline.signal.addEventListener('abort', () => resolve(undefined), { once: true }),
+  );
   try {
-    return await Promise.race([run.state().catch(() => undefined), late]);
+    const state = client.temporal.withAbortSignal(deadline.signal, () => run.state());
+    return await Promise.race([state.catch(() => undefined), cancelled]);
   } finally {
     clearTimeout(timer);
+    signal.removeEventListener('abort', stop);
+    // Whatever is still in flight for this run (the query, a call explaining its timeout) ends here.
+    deadline.abort();
   }
 }
 
@@ -181,6 +248,7 @@ export function itemsOf(workflowId: string, state: RunState): InboxItem[] {
       workflowId,
       toolName: p.toolName,
       args: p.args,
+      step: p.step,
       requestedAt: p.requestedAt,
       ...(p.token !== undefined ? { token: p.token } : {}),
       ...(p.expiresAt !== undefined ? { expiresAt: p.expiresAt } : {}),
@@ -207,6 +275,7 @@ export function itemsOf(workflowId: string, state: RunState): InboxItem[] {
       workflowId,
       toolName: t.toolName,
       args: t.args,
+      step: t.step,
       ...(t.requestedAt !== undefined ? { requestedAt: t.requestedAt } : {}),
     }),
   );

@@ -82,5 +82,14 @@ form.schema .check { display: flex; gap: 6px; align-items: center; }
 form.schema input, form.schema select { max-width: 420px; }
 form.chat { display: flex; gap: 8px; margin-top: 14px; }
 form.chat input { flex: 1; }
+.asked { margin: 2px 0 8px; }
+.asked .label, .box-label { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .4px; }
+.box-label { margin-top: 6px; }
+.waits { font-weight: 600; color: var(--warn); }
+.waits:empty, .asked:empty, .health:empty { display: none; }
+.health { background: #fef2f2; border: 1px solid #fecaca; color: var(--bad); border-radius: 8px; padding: 8px 12px; }
+.not-yours { font-size: 13px; margin: 6px 0 0; }
+form.chat.busy input { border-color: var(--accent); }
+.chat-status { display: block; font-size: 13px; margin-top: 6px; }
 .signed-out { max-width: 560px; margin: 80px auto; text-align: center; }
 `;

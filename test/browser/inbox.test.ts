@@ -15,7 +15,7 @@ import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
 import type { AgentRun } from '../../src/client/agent-run.js';
 import { MCPConfiguration } from '../../src/mcp/configuration.js';
-import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
+import { ScriptedLanguageModel, type ScriptedRequest } from '../../src/models/scripted-model.js';
 import { createTool } from '../../src/tool/tool.js';
 import { startInboxUi, type InboxUi } from '../../src/ui/ui-server.js';
 import { stdioFixture, stopAll } from '../fixtures/mcp/servers.js';
@@ -47,6 +47,13 @@ const sendEmail = createTool({
   needsApproval: true,
   execute: async ({ to }) => `sent to ${to}`,
 });
+const archiveFolder = createTool({
+  name: 'archive_folder',
+  description: 'Archives a folder.',
+  parameters: z.object({ folder: z.string() }),
+  needsApproval: true,
+  execute: async ({ folder }) => `archived ${folder}`,
+});
 const pickColor = createTool({
   name: 'pick_color',
   description: "Asks the user's page for a color.",
@@ -75,6 +82,13 @@ function agents(): Agent[] {
       approval: { authorizeDecision: (decision) => decision.approver === OPERATOR },
     }),
     new Agent({
+      name: 'archiver',
+      instructions: '',
+      model: scripted('archive_folder', { folder: 'old-invoices' }, 'Archived:'),
+      tools: [archiveFolder],
+      // No authorizeDecision: only the run's own user decides its calls.
+    }),
+    new Agent({
       name: 'onboarding',
       instructions: '',
       model: scripted('crm_elicit', { message: 'Who is the new customer?' }, 'Onboarded:'),
@@ -89,8 +103,15 @@ function agents(): Agent[] {
     new Agent({
       name: 'helper',
       instructions: '',
+      // A message that asks it to take its time gets an answer that never comes (the page stops it).
       model: new ScriptedLanguageModel({
-        steps: Array.from({ length: 4 }, () => ({ text: 'Hello from the scripted helper.' })),
+        steps: Array.from(
+          { length: 8 },
+          () => (request: ScriptedRequest | undefined) =>
+            JSON.stringify(request?.prompt.at(-1)).includes('slowly')
+              ? { delayMs: 120_000, text: 'Too late.' }
+              : { text: 'Hello from the scripted helper.' },
+        ),
       }),
     }),
   ];
@@ -126,18 +147,33 @@ describe('the inbox page in a real browser', () => {
       const mail = await harness.start('mailer', 'Send the Q3 numbers to the board', { userId: 'ada' });
       const onboarding = await harness.start('onboarding', 'Onboard the new customer', { userId: OPERATOR });
       const paint = await harness.start('painter', 'Pick a logo color', { userId: 'bob' });
+      const archive = await harness.start('archiver', 'Archive the old invoices', { userId: 'cy' });
       try {
         await page.waitForSelector(card('approval', mail), { timeout: 30_000 });
         await page.waitForSelector(card('elicitation', onboarding), { timeout: 30_000 });
         await page.waitForSelector(card('client-tool', paint), { timeout: 30_000 });
         const approval = page.locator(card('approval', mail));
         await expect.poll(() => approval.textContent()).toContain('board@example.com');
-        expect(await approval.textContent()).toMatch(/mailer for ada · asked/);
+        expect(await approval.textContent()).toMatch(/mailer for ada · step 1 · asked/);
+        // What the user asked, for the reviewer's context.
+        await expect
+          .poll(() => approval.locator('.asked').textContent())
+          .toBe('The user asked: Send the Q3 numbers to the board');
+        // Cy's archiver has no authorizeDecision hook: the operator's buttons are disabled, and the card says why.
+        await page.waitForSelector(card('approval', archive), { timeout: 30_000 });
+        const cyCall = page.locator(card('approval', archive));
+        expect(await cyCall.locator('button.approve').isDisabled()).toBe(true);
+        expect(await cyCall.locator('button.deny').isDisabled()).toBe(true);
+        expect(await cyCall.locator('.not-yours').textContent()).toBe(
+          'Only cy decides this call: the archiver agent has no authorizeDecision hook to let others decide.',
+        );
+        // The mailer lets the operator decide (its hook checks them): their buttons are live.
+        expect(await approval.locator('button.approve').isDisabled()).toBe(false);
         const question = page.locator(card('elicitation', onboarding));
         expect(await question.textContent()).toContain('Who is the new customer?');
         // Bob's client-side tool is his to answer: the operator sees it, with no form.
         expect(await page.locator(card('client-tool', paint)).textContent()).toContain('Only bob gives');
-        await page.waitForFunction(() => document.querySelector('.summary')?.textContent?.includes('3 requests'));
+        await page.waitForFunction(() => document.querySelector('.summary')?.textContent?.includes('4 requests'));
         const shot =
           process.env.UPDATE_SCREENSHOTS === '1'
             ? SCREENSHOT
@@ -161,32 +197,77 @@ describe('the inbox page in a real browser', () => {
         expect(answer).toEqual({ action: 'accept', content: { name: 'Ada Lovelace', age: 36 } });
       } finally {
         await paint.cancel();
+        await archive.cancel();
       }
     });
   });
 
-  it('a run’s page streams it live and takes its approval in place; the chat box answers', async () => {
-    await withUi(async (page, _ui, harness) => {
-      const mail = await harness.start('mailer', 'Send the Q3 numbers to the board', { userId: OPERATOR });
-      await page.waitForSelector(card('approval', mail), { timeout: 30_000 });
-      await page.locator(card('approval', mail)).locator('a').click();
-      await page.waitForSelector('.tool[data-tool="send_email"][data-state="approval-requested"]');
-      expect(await page.textContent('main')).toContain('Calling send_email.');
-      await page.click('.tool[data-tool="send_email"] button.approve');
-      await page.waitForSelector('text=The mailer is done: "sent to board@example.com"', { timeout: 20_000 });
-      await page.waitForSelector('.tool[data-tool="send_email"][data-state="output-available"]');
-      await page.waitForSelector('.run-status[data-status="completed"]', { timeout: 20_000 });
+  it(
+    'a run’s page streams it live and takes its approval in place; the chat box answers',
+    { timeout: 150_000 },
+    async () => {
+      await withUi(async (page, _ui, harness) => {
+        const mail = await harness.start('mailer', 'Send the Q3 numbers to the board', { userId: OPERATOR });
+        await page.waitForSelector(card('approval', mail), { timeout: 30_000 });
+        await page.locator(card('approval', mail)).locator('a').click();
+        await page.waitForSelector('.tool[data-tool="send_email"][data-state="approval-requested"]');
+        expect(await page.textContent('main')).toContain('Calling send_email.');
+        // The page says what was asked and which step waits for what; the tool's boxes are labelled.
+        expect(await page.textContent('.asked')).toBe('The user asked: Send the Q3 numbers to the board');
+        await page.waitForSelector('.waits >> text=Step 1 waits for a decision on send_email.');
+        const tool = page.locator('.tool[data-tool="send_email"]');
+        expect(await tool.locator('.detail .box-label').textContent()).toBe('Input');
+        // The Reason field the inbox card has: it goes to the run with the decision.
+        await tool.locator('input.reason').fill('Board list checked');
+        await tool.locator('button.approve').click();
+        await page.waitForSelector('text=The mailer is done: "sent to board@example.com"', { timeout: 20_000 });
+        await page.waitForSelector('.tool[data-tool="send_email"][data-state="output-available"]');
+        expect(await tool.locator('.output .box-label').textContent()).toBe('Output');
+        await page.waitForSelector('.run-status[data-status="completed"]', { timeout: 20_000 });
+        expect((await mail.result()).approvals).toMatchObject([
+          { approved: true, approver: OPERATOR, reason: 'Board list checked' },
+        ]);
+        expect(await page.locator('.waits').textContent()).toBe('');
 
-      await page.click('#new-chat');
-      await page.fill('#chat-input', 'Hi there');
-      await page.click('#chat-send');
-      await page.waitForSelector('.message.assistant >> text=Hello from the scripted helper.', { timeout: 20_000 });
-      expect(await page.locator('.message.user').textContent()).toContain('Hi there');
-      // The chat is a conversation of its turns: its page lists them and shows the newest.
-      const chatId = decodeURIComponent(new URL(page.url()).hash.replace('#/chat/', ''));
-      await page.goto(`${new URL(page.url()).origin}/#/conversations/${encodeURIComponent(chatId)}`);
-      await page.waitForSelector('.turn[data-status="COMPLETED"] >> text=helper', { timeout: 20_000 });
-      await page.waitForSelector('.live >> text=Hello from the scripted helper.', { timeout: 20_000 });
-    });
-  });
+        // Another user's run whose agent lets nobody else decide: its page disables the buttons and says why.
+        const archive = await harness.start('archiver', 'Archive the old invoices', { userId: 'cy' });
+        try {
+          await page.goto(`${new URL(page.url()).origin}/#/runs/${encodeURIComponent(archive.id)}`);
+          await page.waitForSelector('.tool[data-tool="archive_folder"][data-state="approval-requested"]', {
+            timeout: 30_000,
+          });
+          const archiveTool = page.locator('.tool[data-tool="archive_folder"]');
+          expect(await archiveTool.locator('button.approve').isDisabled()).toBe(true);
+          expect(await archiveTool.locator('input.reason').isDisabled()).toBe(true);
+          expect(await archiveTool.locator('.not-yours').textContent()).toContain('Only cy decides this call');
+        } finally {
+          await archive.cancel();
+        }
+
+        await page.click('#new-chat');
+        expect(await page.locator('#chat-stop').isDisabled()).toBe(true);
+        await page.fill('#chat-input', 'Hi there');
+        await page.click('#chat-send');
+        await page.waitForSelector('.message.assistant >> text=Hello from the scripted helper.', { timeout: 20_000 });
+        expect(await page.locator('.message.user').textContent()).toContain('Hi there');
+        // A turn that runs: the box is busy and Stop cancels it (the chat stays).
+        await page.waitForSelector('#chat-stop:disabled');
+        await page.fill('#chat-input', 'Take it slowly');
+        await page.click('#chat-send');
+        await page.waitForSelector('form.chat.busy #chat-stop:enabled', { timeout: 20_000 });
+        expect(await page.textContent('.chat-status')).toBe('helper is working on it…');
+        await page.click('#chat-stop');
+        await page.waitForSelector('.message.assistant >> text=Stopped.', { timeout: 20_000 });
+        await page.waitForSelector('form.chat:not(.busy) #chat-stop:disabled', { timeout: 10_000 });
+        expect(await page.textContent('main')).not.toContain('Too late.');
+        // The chat is a conversation of its turns: its page lists them and shows the newest.
+        const chatId = decodeURIComponent(new URL(page.url()).hash.replace('#/chat/', ''));
+        await page.goto(`${new URL(page.url()).origin}/#/conversations/${encodeURIComponent(chatId)}`);
+        // Turns are labelled by their first words.
+        await page.waitForSelector('.turn[data-status="COMPLETED"] >> text=“Hi there”', { timeout: 20_000 });
+        await page.waitForSelector('.turn >> text=“Take it slowly”', { timeout: 20_000 });
+        await page.waitForSelector('.live >> text=Stopped.', { timeout: 20_000 });
+      });
+    },
+  );
 });

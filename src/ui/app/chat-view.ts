@@ -1,7 +1,8 @@
 // The chat box: a durable chat with the page's agent over the chat route (`createAgentHandler`, the protocol `useChat`
 // speaks). Each message starts a turn (a run) whose answer streams in; an approval is sent back the way `useChat`
 // sends it, checked on the server against the run; a question is answered by its own POST. A reload rejoins the
-// running turn. What the page showed is kept in this tab's session storage.
+// running turn. While a turn runs the box says so and its Stop button cancels the turn (the chat stays). What the page
+// showed is kept in this tab's session storage.
 import type { UIMessageChunk } from 'ai';
 import { ApiError, postJson, refused } from './api.js';
 import { h, replaceChildren } from './dom.js';
@@ -21,12 +22,11 @@ export function chatView(root: HTMLElement, chatId: string, agent: string, signa
   const log = h('section', { class: 'messages' });
   const input = h('input', { type: 'text', id: 'chat-input', placeholder: `Message ${agent}…`, autocomplete: 'off' });
   const error = h('p', { class: 'error' });
-  const form = h(
-    'form',
-    { class: 'chat' },
-    input,
-    h('button', { class: 'primary', type: 'submit', id: 'chat-send' }, 'Send'),
-  );
+  const busy = h('span', { class: 'chat-status muted', role: 'status' });
+  // Send stays usable while a turn runs: a message sent then is queued as the chat's next turn.
+  const send = h('button', { class: 'primary', type: 'submit', id: 'chat-send' }, 'Send');
+  const stop = h('button', { type: 'button', id: 'chat-stop', class: 'danger', disabled: true }, 'Stop');
+  const form = h('form', { class: 'chat' }, input, send, stop);
   replaceChildren(
     root,
     h('h1', {}, `Chat with ${agent}`),
@@ -34,7 +34,31 @@ export function chatView(root: HTMLElement, chatId: string, agent: string, signa
     log,
     error,
     form,
+    busy,
   );
+
+  /** Streams being read: the box is busy while any is (a turn runs or waits for a person). */
+  let reading = 0;
+  const setBusy = (delta: number) => {
+    reading += delta;
+    const active = reading > 0;
+    form.classList.toggle('busy', active);
+    form.setAttribute('aria-busy', active ? 'true' : 'false');
+    stop.disabled = !active;
+    replaceChildren(busy, active ? `${agent} is working on it…` : null);
+  };
+  stop.addEventListener('click', () => {
+    stop.disabled = true;
+    replaceChildren(busy, 'Stopping…');
+    void (async () => {
+      // No body: the route reads none.
+      const response = await fetch(`/api/chat/${encodeURIComponent(chatId)}/stop`, { method: 'POST', signal });
+      if (!response.ok) throw await refused(response);
+    })().catch((failure: unknown) => {
+      stop.disabled = reading === 0;
+      show(failure);
+    });
+  });
 
   const userBubble = (text: string) =>
     h('div', { class: 'message user' }, h('div', { class: 'role' }, 'you'), h('div', { class: 'text' }, text));
@@ -42,15 +66,20 @@ export function chatView(root: HTMLElement, chatId: string, agent: string, signa
   /** Streams a response into `view`, keeping its chunks in `record`. */
   const read = async (response: Response, view: MessageView, record: { chunks: UIMessageChunk[] }) => {
     if (!response.ok) throw await refused(response);
-    for await (const chunk of jsonEvents(response)) {
-      view.apply(chunk as UIMessageChunk);
-      if (record.chunks.length < MAX_STORED_CHUNKS) record.chunks.push(chunk as UIMessageChunk);
-      save();
+    setBusy(+1);
+    try {
+      for await (const chunk of jsonEvents(response)) {
+        view.apply(chunk as UIMessageChunk);
+        if (record.chunks.length < MAX_STORED_CHUNKS) record.chunks.push(chunk as UIMessageChunk);
+        save();
+      }
+    } finally {
+      setBusy(-1);
     }
   };
 
   const actionsFor = (getView: () => MessageView, record: { chunks: UIMessageChunk[] }): MessageActions => ({
-    approve: async ({ toolCallId, approvalId, token, toolName }, approved) => {
+    approve: async ({ toolCallId, approvalId, token, toolName }, approved, reason) => {
       const view = getView();
       // Sent back as `useChat` does: the assistant message with the tool part answered; the server checks it.
       const response = await fetch('/api/chat', {
@@ -70,7 +99,12 @@ export function chatView(root: HTMLElement, chatId: string, agent: string, signa
                   type: `tool-${toolName}`,
                   toolCallId,
                   state: 'approval-responded',
-                  approval: { id: approvalId, approved, ...(token ? { signature: token } : {}) },
+                  approval: {
+                    id: approvalId,
+                    approved,
+                    ...(reason ? { reason } : {}),
+                    ...(token ? { signature: token } : {}),
+                  },
                 },
               ],
             },

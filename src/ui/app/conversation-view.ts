@@ -1,5 +1,5 @@
-// A conversation: the runs of its turns, oldest first, each linking to its own page, and its newest turn streamed
-// live below. New turns show up as the listing refreshes.
+// A conversation: the runs of its turns, oldest first, each labelled by its message's first words and linking to its
+// own page, and its newest turn streamed live below. New turns show up as the listing refreshes.
 import type { UIMessageChunk } from 'ai';
 import type { ConversationListing, ConversationRun } from '../../http/inbox-conversation.js';
 import { getJson, refused, runHash, runPath } from './api.js';
@@ -58,12 +58,12 @@ export function conversationView(root: HTMLElement, conversationId: string, sign
     );
     replaceChildren(
       turns,
-      ...listing.runs.map((run) =>
+      ...listing.runs.map((run, i) =>
         h(
           'li',
           { class: 'turn', 'data-status': run.status },
-          h('a', { href: runHash(run.workflowId, run.firstRunId) }, run.agent ?? 'run'),
-          ` · ${run.status.toLowerCase()} · started `,
+          h('a', { href: runHash(run.workflowId, run.firstRunId) }, turnLabel(run, i)),
+          ` · ${run.agent ?? 'agent'} · ${run.status.toLowerCase()} · started `,
           h('span', { title: exact(run.startTime) }, ago(run.startTime)),
           ...run.waiting.map((kind) => h('span', { class: `badge ${kind}` }, kind)),
         ),
@@ -76,4 +76,15 @@ export function conversationView(root: HTMLElement, conversationId: string, sign
   void refresh();
   const timer = setInterval(() => void refresh(), REFRESH_MS);
   signal.addEventListener('abort', () => clearInterval(timer), { once: true });
+}
+
+/** Words of a turn's message its label shows. */
+const LABEL_WORDS = 8;
+
+/** A turn by its first words ("“Book a table for two…”"), or its place when it has no text. */
+function turnLabel(run: ConversationRun, index: number): string {
+  if (!run.asked) return `Turn ${index + 1}`;
+  const words = run.asked.split(' ');
+  const head = words.slice(0, LABEL_WORDS).join(' ');
+  return `“${head}${words.length > LABEL_WORDS || run.asked.endsWith('…') ? '…' : ''}”`;
 }

@@ -17,6 +17,7 @@ export function inboxCard(item: InboxItem, run: InboxRun | undefined, answered: 
     ago(item.requestedAt),
   );
   const who = [run?.agent ?? 'agent', run?.userId ? `for ${run.userId}` : undefined].filter(Boolean).join(' ');
+  const refusal = refusalOf(item, run);
   const card = h(
     'article',
     { class: 'card', 'data-kind': item.kind, 'data-run': item.workflowId, 'data-id': item.id },
@@ -28,12 +29,13 @@ export function inboxCard(item: InboxItem, run: InboxRun | undefined, answered: 
       h(
         'span',
         { class: 'meta' },
-        `${who} · asked `,
+        `${who} · ${'step' in item ? `step ${item.step} · ` : ''}asked `,
         since,
         ' · ',
         h('a', { href: runHash(item.workflowId, run?.firstRunId || undefined) }, 'open run'),
       ),
     ),
+    run?.asked ? h('p', { class: 'asked' }, h('span', { class: 'label' }, 'The user asked: '), run.asked) : null,
     ...body(item, run, async (send) => {
       replaceChildren(status, 'Sending…');
       card.querySelectorAll('button').forEach((button) => (button.disabled = true));
@@ -49,7 +51,32 @@ export function inboxCard(item: InboxItem, run: InboxRun | undefined, answered: 
     }),
     status,
   );
+  if (refusal) {
+    // Said before the click, not refused after it: the run would refuse this user's answer.
+    card
+      .querySelectorAll<HTMLButtonElement | HTMLInputElement>('button, input, select, textarea')
+      .forEach((control) => {
+        control.disabled = true;
+        control.title = refusal;
+      });
+    card.append(h('p', { class: 'not-yours muted' }, refusal));
+  }
   return card;
+}
+
+/**
+ * Why this page's user cannot answer `item`, when the run would refuse them: it is another user's run and its agent has
+ * no `authorizeDecision` hook to let anyone else decide (a client-side tool says so in its body).
+ */
+export function refusalOf(
+  item: Pick<InboxItem, 'kind'>,
+  run: Pick<InboxRun, 'yours' | 'othersMayDecide' | 'userId' | 'agent'> | undefined,
+): string | undefined {
+  if (!run || run.yours || run.othersMayDecide !== false || item.kind === 'client-tool') return undefined;
+  const owner = run.userId ?? "the run's user";
+  const what = item.kind === 'approval' ? 'decides this call' : 'answers this question';
+  const agent = run.agent ? `the ${run.agent} agent` : 'its agent';
+  return `Only ${owner} ${what}: ${agent} has no authorizeDecision hook to let others decide.`;
 }
 
 /** Refreshes the "asked … ago" of a card. */
@@ -66,7 +93,12 @@ function body(item: InboxItem, run: InboxRun | undefined, act: Act): HTMLElement
     runPath(item.workflowId, `/${kind}/${encodeURIComponent(item.id)}`, run?.firstRunId || undefined);
   switch (item.kind) {
     case 'approval': {
-      const reason = h('input', { type: 'text', class: 'reason', placeholder: 'Reason (optional)' });
+      const reason = h('input', {
+        type: 'text',
+        class: 'reason',
+        placeholder: 'Reason (optional)',
+        'aria-label': 'Reason',
+      });
       const decide = (approved: boolean) =>
         act(async () => {
           const text = reason.value.trim();
@@ -74,6 +106,7 @@ function body(item: InboxItem, run: InboxRun | undefined, act: Act): HTMLElement
           return approved ? 'Approved.' : 'Denied.';
         });
       return [
+        h('div', { class: 'box-label' }, 'Arguments'),
         h('pre', { class: 'args' }, pretty(item.args)),
         h(
           'div',

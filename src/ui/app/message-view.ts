@@ -11,11 +11,14 @@ export interface MessageActions {
   approve(
     request: { toolCallId: string; approvalId: string; token?: string; toolName: string },
     approved: boolean,
+    reason?: string,
   ): Promise<void>;
   answer(
     question: { id: string; token?: string },
     reply: { action: 'accept' | 'decline' | 'cancel'; content?: unknown },
   ): Promise<void>;
+  /** Why this page's user cannot answer a request of this kind (its controls are then disabled), if so. */
+  refusal?(kind: 'approval' | 'elicitation'): string | undefined;
 }
 
 interface ToolPart {
@@ -68,13 +71,13 @@ export class MessageView {
         const part = this.tools.get(chunk.toolCallId);
         if (part) {
           part.input += chunk.inputTextDelta;
-          replaceChildren(part.detail, part.input);
+          replaceChildren(part.detail, label('Input'), part.input);
         }
         break;
       }
       case 'tool-input-available': {
         const part = this.tool(chunk.toolCallId, chunk.toolName, 'input-available');
-        replaceChildren(part.detail, h('pre', { class: 'args' }, pretty(chunk.input)));
+        replaceChildren(part.detail, label('Input'), h('pre', { class: 'args' }, pretty(chunk.input)));
         break;
       }
       case 'tool-approval-request':
@@ -95,14 +98,18 @@ export class MessageView {
         if (!part) break;
         // A streaming tool's yields replace each other; the final output replaces the last one.
         this.setState(part, chunk.preliminary ? 'output-streaming' : 'output-available');
-        replaceChildren(part.output, h('pre', { class: 'args' }, pretty(chunk.output)));
+        replaceChildren(
+          part.output,
+          label(chunk.preliminary ? 'Output so far' : 'Output'),
+          h('pre', { class: 'args' }, pretty(chunk.output)),
+        );
         break;
       }
       case 'tool-output-error': {
         const part = this.tools.get(chunk.toolCallId);
         if (part) {
           this.setState(part, 'output-error');
-          replaceChildren(part.output, h('div', { class: 'error' }, chunk.errorText));
+          replaceChildren(part.output, label('Error'), h('div', { class: 'error' }, chunk.errorText));
         }
         break;
       }
@@ -180,12 +187,20 @@ export class MessageView {
     const actions = this.actions;
     if (!actions) return;
     const error = h('span', { class: 'error' });
+    const reason = h('input', {
+      type: 'text',
+      class: 'reason',
+      placeholder: 'Reason (optional)',
+      'aria-label': 'Reason',
+    });
     const decide = async (approved: boolean) => {
       part.actions.querySelectorAll('button').forEach((button) => (button.disabled = true));
       try {
+        const text = reason.value.trim();
         await actions.approve(
           { toolCallId, approvalId, toolName: part.toolName, ...(token ? { token } : {}) },
           approved,
+          ...(text ? [text] : []),
         );
       } catch (failure) {
         part.actions.querySelectorAll('button').forEach((button) => (button.disabled = false));
@@ -196,8 +211,10 @@ export class MessageView {
       part.actions,
       h('button', { class: 'primary approve', onclick: () => void decide(true) }, 'Approve'),
       h('button', { class: 'danger deny', onclick: () => void decide(false) }, 'Deny'),
+      reason,
       error,
     );
+    refuse(part.actions, actions.refusal?.('approval'));
   }
 
   private question(id: string, data: QuestionData): void {
@@ -252,7 +269,23 @@ export class MessageView {
         error,
       ),
     );
+    refuse(element, actions.refusal?.('elicitation'));
   }
+}
+
+/** A small caption over a box (a tool's input, its output). */
+function label(text: string): HTMLElement {
+  return h('div', { class: 'box-label' }, text);
+}
+
+/** Disables the controls in `element` and says why, when this page's user cannot use them. */
+function refuse(element: HTMLElement, why: string | undefined): void {
+  if (why === undefined) return;
+  element.querySelectorAll<HTMLButtonElement | HTMLInputElement>('button, input, select, textarea').forEach((c) => {
+    c.disabled = true;
+    c.title = why;
+  });
+  element.append(h('p', { class: 'not-yours muted' }, why));
 }
 
 interface QuestionData {

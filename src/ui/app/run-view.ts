@@ -4,7 +4,7 @@ import type { UIMessageChunk } from 'ai';
 import type { InboxItem } from '../../http/inbox-listing.js';
 import { ApiError, getJson, postJson, refused, runPath } from './api.js';
 import { h, replaceChildren } from './dom.js';
-import { inboxCard } from './inbox-card.js';
+import { inboxCard, refusalOf } from './inbox-card.js';
 import { MessageView } from './message-view.js';
 import { jsonEvents } from './sse.js';
 
@@ -18,6 +18,8 @@ interface RunSummary {
   status: string;
   step: number;
   items: InboxItem[];
+  asked?: string;
+  othersMayDecide?: boolean;
 }
 
 /**
@@ -31,22 +33,30 @@ export function runView(
   signal: AbortSignal,
 ): void {
   const meta = h('p', { class: 'summary' }, 'Loading…');
+  const asked = h('p', { class: 'asked' });
+  const waits = h('p', { class: 'waits' });
   const requests = h('section', { class: 'items' });
+  let summary: RunSummary | undefined;
   const view = new MessageView({
-    approve: async ({ toolCallId, token }, approved) => {
+    approve: async ({ toolCallId, token }, approved, reason) => {
       await postJson(runPath(workflowId, `/approvals/${encodeURIComponent(toolCallId)}`, firstRunId), {
         approved,
         token,
+        ...(reason ? { reason } : {}),
       });
     },
+    refusal: (kind) => (summary ? refusalOf({ kind }, summary) : undefined),
     answer: async ({ id, token }, reply) => {
       await postJson(runPath(workflowId, `/elicitations/${encodeURIComponent(id)}`, firstRunId), { ...reply, token });
     },
   });
-  replaceChildren(root, h('h1', {}, 'Run ', h('code', {}, workflowId)), meta, requests, view.element);
+  replaceChildren(root, h('h1', {}, 'Run ', h('code', {}, workflowId)), meta, asked, waits, requests, view.element);
 
   const summarize = async () => {
     const run = await getJson<RunSummary>(runPath(workflowId, '', firstRunId), signal);
+    summary = run;
+    replaceChildren(asked, run.asked ? h('span', { class: 'label' }, 'The user asked: ') : null, run.asked);
+    replaceChildren(waits, waitingSentence(run));
     replaceChildren(
       meta,
       `${run.agent ?? 'agent'}${run.userId ? ` for ${run.userId}` : ''}`,
@@ -65,9 +75,7 @@ export function runView(
     const tools = run.items.filter((item) => item.kind === 'client-tool');
     replaceChildren(
       requests,
-      ...tools.map((item) =>
-        inboxCard(item, { ...run, firstRunId: run.firstRunId, waiting: [], available: true }, () => void summarize()),
-      ),
+      ...tools.map((item) => inboxCard(item, { ...run, waiting: [], available: true }, () => void summarize())),
     );
   };
 
@@ -92,4 +100,21 @@ export function runView(
       );
     }
   })();
+}
+
+const WAITING_FOR = {
+  approval: (item: InboxItem) => `a decision on ${item.toolName}`,
+  elicitation: (item: InboxItem) =>
+    `an answer to ${item.kind === 'elicitation' ? item.serverName : 'a server'}'s question`,
+  'client-tool': (item: InboxItem) => `the result of ${item.toolName}`,
+} as const;
+
+/** Which step waits, and for what: "Step 2 waits for a decision on send_email." */
+function waitingSentence(run: RunSummary): string | null {
+  if (run.items.length === 0) return null;
+  // A question comes from a tool call of the step in progress (one more than the steps completed).
+  const stepped = run.items.find((item) => item.kind !== 'elicitation');
+  const step = stepped?.step ?? run.step + 1;
+  const what = run.items.map((item) => WAITING_FOR[item.kind](item)).join(', ');
+  return `Step ${step} waits for ${what}.`;
 }
