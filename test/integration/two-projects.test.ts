@@ -99,6 +99,16 @@ afterAll(async () => {
 });
 
 describe('two projects on one Temporal server', () => {
+  it("a worker started from another project's folder prints a hint that names its queue", async () => {
+    const worker = launch(['worker', join(shop.dir, 'src', 'agents.ts')], desk.dir);
+    await worker.waitFor(/start a run: /);
+    // Run as printed in the desk project's folder, `start` would go to the desk's queue: the hint sets the shop's.
+    expect(worker.output()).toContain(
+      `start a run: TEMPORAL_TASK_QUEUE=${shop.name} npx durable-agent start support "Hello" --watch`,
+    );
+    expect(worker.output()).toContain(`worker ready: support, cashier on task queue '${shop.name}'`);
+  }, 120_000);
+
   it("each project's runs reach its own worker, through the CLI and through its own scripts", async () => {
     // The CLI in each project's folder (a subfolder works too) starts runs on that project's queue.
     const inShop = launch(['start', 'support', 'Greet Ada', '--watch'], join(shop.dir, 'src'));
