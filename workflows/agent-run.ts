@@ -185,7 +185,13 @@ async function describe(
   onLate: (listings: BudgetedMcpListings) => void,
 ): Promise<AgentDescription> {
   state.events.emit({ type: 'run-started', agentName: input.agentName });
-  const description = await describeAgent({ agentName: input.agentName, input: input.input, run: state.run });
+  const calledAt = state.clock.ms();
+  let description: AgentDescription;
+  try {
+    description = await describeAgent({ agentName: input.agentName, input: input.input, run: state.run });
+  } finally {
+    state.clock.holdAt(calledAt);
+  }
   if (description.retrieverError) state.events.emit({ type: 'retriever-error', message: description.retrieverError });
   state.begin(description.systemPrompt, initialMessages(input.input));
   state.elicitationTimeoutMs ??= description.mcp?.elicitationTimeoutMs;

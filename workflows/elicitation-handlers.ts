@@ -104,28 +104,34 @@ async function answerChecked(state: AgentRunState, response: ElicitationResponse
   const question = state.elicitations.pendingQuestion(response.id);
   if (!question) return answerNow(state, response);
   const { workflowId, runId } = workflowInfo();
-  const verdict = await authorizeDecision({
-    agentName: state.agentName,
-    decision: {
-      toolCallId: question.toolCallId,
-      approved: response.action === 'accept',
-      ...(response.responder !== undefined ? { approver: response.responder } : {}),
-      ...(response.identity !== undefined ? { identity: response.identity } : {}),
-    },
-    request: {
-      toolCallId: question.toolCallId,
-      toolName: ELICITATION_REQUEST_TOOL_NAME,
-      args: {
-        questionId: question.id,
-        serverName: question.serverName,
-        toolName: question.toolName,
-        message: question.message,
+  const calledAt = state.clock.ms();
+  let verdict: Awaited<ReturnType<typeof authorizeDecision>>;
+  try {
+    verdict = await authorizeDecision({
+      agentName: state.agentName,
+      decision: {
+        toolCallId: question.toolCallId,
+        approved: response.action === 'accept',
+        ...(response.responder !== undefined ? { approver: response.responder } : {}),
+        ...(response.identity !== undefined ? { identity: response.identity } : {}),
       },
-      step: state.runningTools.get(question.toolCallId)?.step ?? state.steps.length + 1,
-      requestedAt: question.requestedAt,
-    },
-    run: { workflowId, runId, ...state.run, agentName: state.agentName },
-  });
+      request: {
+        toolCallId: question.toolCallId,
+        toolName: ELICITATION_REQUEST_TOOL_NAME,
+        args: {
+          questionId: question.id,
+          serverName: question.serverName,
+          toolName: question.toolName,
+          message: question.message,
+        },
+        step: state.runningTools.get(question.toolCallId)?.step ?? state.steps.length + 1,
+        requestedAt: question.requestedAt,
+      },
+      run: { workflowId, runId, ...state.run, agentName: state.agentName },
+    });
+  } finally {
+    state.clock.holdAt(calledAt);
+  }
   if (!verdict.allowed) {
     throw refusal({
       code: RefusalCode.ElicitationNotAuthorized,
@@ -140,7 +146,7 @@ async function askAndHold(state: AgentRunState, ask: ElicitationAsk): Promise<El
   const { elicitations } = state;
   const { id } = ask;
   if (!elicitations.isAnswered(id)) {
-    const pending = elicitations.request(ask, new Date(), state.elicitationTimeoutMs, uuid4());
+    const pending = elicitations.request(ask, state.clock.now(), state.elicitationTimeoutMs, uuid4());
     if (pending) announce(state, pending);
     const holdMs = Math.min(Math.max(0, ask.holdMs), ELICITATION_LIMITS.maxHoldMs);
     await waitForAnswer(state, id, holdMs);
@@ -182,7 +188,12 @@ function recordSignalledRequest(state: AgentRunState, request: ElicitationReques
       return;
     }
   }
-  const pending = elicitations.request(request, new Date(), state.elicitationTimeoutMs, bound ? uuid4() : undefined);
+  const pending = elicitations.request(
+    request,
+    state.clock.now(),
+    state.elicitationTimeoutMs,
+    bound ? uuid4() : undefined,
+  );
   if (!pending) return;
   announce(state, pending);
   const timeoutMs = state.elicitationTimeoutMs;
@@ -205,7 +216,7 @@ function announce(state: AgentRunState, pending: ReturnType<AgentRunState['elici
 
 function applyAnswer(state: AgentRunState, response: ElicitationResponse): ElicitationRecord | undefined {
   const { elicitations, events } = state;
-  if (!elicitations.answer(response, new Date())) return undefined;
+  if (!elicitations.answer(response, state.clock.now())) return undefined;
   const record = elicitations.recordFor(response.id)!;
   events.emit({
     type: 'elicitation-answered',
@@ -217,7 +228,7 @@ function applyAnswer(state: AgentRunState, response: ElicitationResponse): Elici
 }
 
 function expire(state: AgentRunState, id: string): void {
-  if (state.elicitations.expire(id, new Date())) {
+  if (state.elicitations.expire(id, state.clock.now())) {
     state.events.emit({ type: 'elicitation-answered', id, action: 'cancel', timedOut: true });
   }
 }

@@ -1,4 +1,5 @@
 import type { RunEvent, RunEventBody } from '../src/protocol/index.js';
+import type { RunClock } from './run-clock.js';
 
 /**
  * The run's ordered event log. Sequence numbers are gap-free from 1 and continue across continue-as-new, so a
@@ -8,11 +9,15 @@ export class EventLog {
   private readonly events: RunEvent[];
   private readonly listeners: Array<(event: RunEvent) => void> = [];
 
-  constructor(carried: RunEvent[] = []) {
+  /** `clock` stamps the events (the run's, the same on replay). */
+  constructor(
+    carried: RunEvent[] = [],
+    private readonly clock: RunClock,
+  ) {
     this.events = [...carried];
   }
 
-  /** Appends an event stamped with workflow time (deterministic under replay). */
+  /** Appends an event stamped with the run's clock (deterministic under replay). */
   emit(body: RunEventBody): RunEvent {
     const event = this.preview(body);
     this.events.push(event);
@@ -27,7 +32,7 @@ export class EventLog {
 
   /** The event `emit(body)` would append now, without appending it. */
   preview(body: RunEventBody): RunEvent {
-    return { ...body, seq: this.lastSeq + 1, at: new Date().toISOString() } as RunEvent;
+    return { ...body, seq: this.lastSeq + 1, at: this.clock.now().toISOString() } as RunEvent;
   }
 
   /** The last `count` events. */

@@ -32,6 +32,7 @@ import { EventLog } from './event-log.js';
 import { newCollisions } from './mcp-collisions.js';
 import { ModelCallGate } from './model-call-gate.js';
 import { RoutingState } from './routing-state.js';
+import { RunClock } from './run-clock.js';
 import type { RunStream } from './run-stream.js';
 import type { WaitingAttributes } from './waiting-attributes.js';
 
@@ -65,6 +66,8 @@ export class AgentRunState {
   readonly run: RunContextData;
   /** The agent the run was started with. */
   readonly agentName: string;
+  /** The time the run records: read it, not `Date`, for anything a client reads (see RunClock). */
+  readonly clock = new RunClock();
   readonly events: EventLog;
   readonly approvals: ApprovalBook;
   readonly clientTools: ClientToolBook;
@@ -100,7 +103,7 @@ export class AgentRunState {
       // Activities read the run's routing override with its context (see RunContextData.toolRouting).
       ...(input.toolRouting !== undefined ? { toolRouting: input.toolRouting } : {}),
     };
-    this.events = new EventLog(carried?.events);
+    this.events = new EventLog(carried?.events, this.clock);
     this.approvals = new ApprovalBook(carried ? [...carried.approvals] : [], carried?.earlyApprovals ?? [], {
       bound,
       earlyDecisions: !bound || (carried ? carried.description.approval.earlyDecisions === true : 'unknown'),
@@ -292,7 +295,7 @@ export class AgentRunState {
   /** Marks a tool activity as running (shown by the state query until {@link toolFinished}). */
   toolStarted(step: number, call: CheckedToolCall): void {
     const { toolCallId, toolName } = call;
-    this.runningTools.set(toolCallId, { toolCallId, toolName, step, startedAt: new Date().toISOString() });
+    this.runningTools.set(toolCallId, { toolCallId, toolName, step, startedAt: this.clock.now().toISOString() });
     this.events.emit({ type: 'tool-started', step, toolCallId, toolName });
   }
 

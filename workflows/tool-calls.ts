@@ -245,7 +245,7 @@ async function awaitApproval(ctx: StepContext, call: ValidCall, args: JsonValue)
   const { toolCallId, toolName } = call;
   // A random token (deterministic in the workflow) that only the request reveals: a decision must echo it.
   const token = state.approvals.isBound() ? uuid4() : undefined;
-  const request = state.approvals.request({ toolCallId, toolName, args, step }, new Date(), timeoutMs, token);
+  const request = state.approvals.request({ toolCallId, toolName, args, step }, state.clock.now(), timeoutMs, token);
   state.events.emit({
     type: 'approval-requested',
     step,
@@ -255,7 +255,7 @@ async function awaitApproval(ctx: StepContext, call: ValidCall, args: JsonValue)
     ...(token !== undefined ? { token } : {}),
   });
   const decided = await awaitDecision(ctx, request, timeoutMs);
-  const record = state.approvals.settle(toolCallId, new Date(), decided, timeoutMs);
+  const record = state.approvals.settle(toolCallId, state.clock.now(), decided, timeoutMs);
   state.events.emit({
     type: 'approval-decided',
     toolCallId,
@@ -293,12 +293,18 @@ async function awaitDecision(
           : arrived();
     if (!decided || !ctx.description.approval.authorize) return decided;
     const decision = approvals.decisionFor(toolCallId)!;
-    const verdict = await authorizeDecision({
-      agentName: ctx.description.agentName,
-      decision,
-      request,
-      run: { ...ctx.run, ...ctx.state.run, agentName: ctx.description.agentName },
-    });
+    const calledAt = ctx.state.clock.ms();
+    let verdict: Awaited<ReturnType<typeof authorizeDecision>>;
+    try {
+      verdict = await authorizeDecision({
+        agentName: ctx.description.agentName,
+        decision,
+        request,
+        run: { ...ctx.run, ...ctx.state.run, agentName: ctx.description.agentName },
+      });
+    } finally {
+      ctx.state.clock.holdAt(calledAt);
+    }
     if (verdict.allowed) {
       if (verdict.approver !== undefined) approvals.vouch(toolCallId, verdict.approver);
       return true;
@@ -320,7 +326,7 @@ async function awaitClientResult(ctx: StepContext, call: ValidCall, args: JsonVa
   const { state, step } = ctx;
   const { toolCallId, toolName } = call;
   // `requestedAt` is state only (the state query's answer): no command depends on it.
-  state.clientTools.request({ toolCallId, toolName, args, step, requestedAt: new Date().toISOString() });
+  state.clientTools.request({ toolCallId, toolName, args, step, requestedAt: state.clock.now().toISOString() });
   state.events.emit({ type: 'tool-result-requested', step, toolCallId, toolName, args: previewOutput(args) });
   await condition(() => state.clientTools.hasResult(toolCallId));
   const submission = state.clientTools.take(toolCallId);
@@ -345,13 +351,16 @@ function executeCall(ctx: CallContext, call: ValidCall, args: JsonValue): Promis
   const slot = ctx.slots.acquire();
   if (slot) return executeCallLoop(ctx, call, args, slot, undefined);
   const tool = startToolCall(ctx, call, args);
+  const calledAt = ctx.state.clock.ms();
   return tool.executeTool(tool.input).then(
     (result) => {
+      resumed(ctx, tool, calledAt);
       if (result.kind === 'elicitation-pending') return executeCallLoop(ctx, call, args, undefined, { tool, result });
       finishToolCall(ctx, call.toolCallId);
       return settledFrom(ctx, call, result);
     },
     (error: unknown) => {
+      resumed(ctx, tool, calledAt);
       finishToolCall(ctx, call.toolCallId);
       throw error;
     },
@@ -363,6 +372,8 @@ type ToolResult = Awaited<ReturnType<Activities['executeTool']>>;
 /** What running one call needs, made as the call starts (in the same task as its first `executeTool` command). */
 interface StartedToolCall {
   executeTool: Activities['executeTool'];
+  /** A local activity (see {@link resumed}). */
+  local: boolean;
   input: ExecuteToolInput;
 }
 
@@ -370,7 +381,7 @@ interface StartedToolCall {
 function startToolCall(ctx: CallContext, call: ValidCall, args: JsonValue): StartedToolCall {
   const { state, step, run } = ctx;
   const { toolCallId, toolName } = call;
-  const { executeTool } = toolProxy(ctx.description, call);
+  const { executeTool, local } = toolProxy(ctx.description, call);
   const mcp = state.listingRefs();
   state.toolStarted(step, call);
   // Runs with a stream: the call's activity publishes its progress with this token (see RunStream).
@@ -391,7 +402,7 @@ function startToolCall(ctx: CallContext, call: ValidCall, args: JsonValue): Star
     ...(call.via ? { via: call.via } : {}),
     ...(progressToken ? { progressToken } : {}),
   };
-  return { executeTool, input };
+  return { executeTool, local, input };
 }
 
 /**
@@ -407,11 +418,20 @@ async function executeCallLoop(
 ): Promise<SettledCall> {
   const { state } = ctx;
   if (slot) await slot;
-  const { executeTool, input } = pending?.tool ?? startToolCall(ctx, call, args);
+  const tool = pending?.tool ?? startToolCall(ctx, call, args);
   let result;
   try {
     for (let reissues = 0; ; reissues++) {
-      result = reissues === 0 && pending ? pending.result : await executeTool(input);
+      if (reissues === 0 && pending) {
+        result = pending.result;
+      } else {
+        const calledAt = state.clock.ms();
+        try {
+          result = await tool.executeTool(tool.input);
+        } finally {
+          resumed(ctx, tool, calledAt);
+        }
+      }
       if (result.kind !== 'elicitation-pending') break;
       if (reissues >= MAX_ELICITATION_REISSUES) return answer(ctx, call, reissueLimit(), 'error', reissueLimit().value);
       const { elicitationId } = result;
@@ -457,11 +477,16 @@ function settledFrom(ctx: CallContext, call: ValidCall, result: Exclude<ToolResu
  * The call's `executeTool`: a local activity when the checked call says `local: true` (see `PATCHES.localTools`),
  * else an activity with the tool's options.
  */
-function toolProxy(description: AgentDescription, call: ValidCall): Pick<Activities, 'executeTool'> {
+function toolProxy(description: AgentDescription, call: ValidCall): Pick<StartedToolCall, 'executeTool' | 'local'> {
   if (call.activity?.local === true && patched(PATCHES.localTools)) {
-    return proxyLocalActivities<Activities>(localToolActivityOptions(call));
+    return { executeTool: proxyLocalActivities<Activities>(localToolActivityOptions(call)).executeTool, local: true };
   }
-  return proxyActivities<Activities>(toolActivityOptions(description, call));
+  return { executeTool: proxyActivities<Activities>(toolActivityOptions(description, call)).executeTool, local: false };
+}
+
+/** After a local tool's activity settled, the run's clock reads the time it was called at (see RunClock). */
+function resumed(ctx: CallContext, tool: StartedToolCall, calledAt: number): void {
+  if (tool.local) ctx.state.clock.holdAt(calledAt);
 }
 
 function reissueLimit(): { type: 'error-text'; value: string } {

@@ -53,7 +53,8 @@ export class WaitingAttributes {
     const kinds = this.waitingKinds();
     if (kinds.length === this.kinds.length && kinds.every((kind, i) => kind === this.kinds[i])) return;
     // Waiting since: when the run began waiting for people, kept while anything stays pending.
-    const since = kinds.length === 0 ? undefined : this.kinds.length === 0 || !this.since ? new Date() : this.since;
+    const since =
+      kinds.length === 0 ? undefined : this.kinds.length === 0 || !this.since ? this.state.clock.now() : this.since;
     this.kinds = kinds;
     this.since = since;
     upsertSearchAttributes([
