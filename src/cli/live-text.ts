@@ -1,5 +1,6 @@
 // A run's stream as a terminal shows it: the event lines of `watch`, and the model's text written out as it comes
-// (model deltas), with a marker line when a retried model call starts its step over. Pure: it returns the text to
+// (model deltas), numbered with the event its text becomes, with a marker line when a retried model call starts its
+// step over. Pure: it returns the text to
 // write, and the caller writes it. Model text is untrusted: every piece is made terminal-safe before it is written
 // (a piece is never joined with the next before that, so an escape sequence split across pieces stays inert too).
 import { FullStreamAssembler, type FullStreamPart } from '../client/full-stream.js';
@@ -52,6 +53,10 @@ export class RunPrinter {
    * the marker line and its own text.
    */
   private readonly retrying = new Map<number, { attempt: number; text: string }>();
+  /** The `seq` of the last event read (shown or not): a live line's text becomes the next one. */
+  private lastSeq = 0;
+  /** The event number each live step's line was given. */
+  private readonly numbers = new Map<number, number>();
 
   constructor(private readonly options: RunPrinterOptions) {
     this.style = options.style ?? PLAIN;
@@ -60,8 +65,12 @@ export class RunPrinter {
 
   /** What `part` shows, given the full-stream parts it made (see `FullStreamAssembler`). */
   print(part: RunStreamPart, parts: FullStreamPart[], show: boolean): PrintedPart {
-    if (!show) return part.type === 'event' ? { text: '', event: part.event } : { text: '' };
-    if (part.type === 'event') return { text: this.event(part.event, parts), event: part.event };
+    if (part.type === 'event') {
+      const text = show ? this.event(part.event, parts) : '';
+      this.lastSeq = Math.max(this.lastSeq, part.event.seq);
+      return { text, event: part.event };
+    }
+    if (!show) return { text: '' };
     if (part.type === 'truncated') {
       return {
         text:
@@ -86,13 +95,13 @@ export class RunPrinter {
       // not what the screen already says.
       this.retrying.delete(event.step);
       const recorded = retry.text + parts.map((full) => (full.type === 'text-delta' ? full.text : '')).join('');
-      if (recorded === this.shown.get(event.step)) return this.close();
+      if (recorded === this.shown.get(event.step)) return this.close() + this.renumbered(event);
       this.live.delete(event.step);
       return `${this.marker(`step ${event.step} as recorded:`)}${this.liveText(event.step, recorded)}${this.close()}`;
     }
     if (event.type === 'text' && this.live.has(event.step)) {
       // The recorded text completes the live line (or replaces it after a marker, when they differ).
-      return parts.map((full) => this.written(full)).join('') + this.close();
+      return parts.map((full) => this.written(full)).join('') + this.close() + this.renumbered(event);
     }
     return `${this.close()}${this.prefix}${this.options.format(event)}\n`;
   }
@@ -125,14 +134,31 @@ export class RunPrinter {
     let text = '';
     if (!this.open) {
       const time = this.options.timestamps ? `${style.dim(timeOfDay(this.options.now?.() ?? new Date()))} ` : '';
-      // No sequence number yet: the step's text event is recorded once the model is done.
+      // The step's text event is recorded once the model is done, as the run's next event: that is its number,
+      // unless another event is recorded first (that one's line then ends this one, and the next line is renumbered).
+      const seq = this.lastSeq + 1;
+      this.numbers.set(step, seq);
       const says = this.live.has(step) ? 'model says (continued):' : 'model says:';
-      text += `${this.prefix}${time}${style.dim('#…  ')} ${says} `;
+      text += `${this.prefix}${time}${style.dim(`#${String(seq).padEnd(3)}`)} ${says} `;
       this.open = true;
     }
     this.live.add(step);
     this.shown.set(step, (this.shown.get(step) ?? '') + piece);
     return text + terminalSafe(piece).replace(/\n/g, `\n${INDENT}`);
+  }
+
+  /**
+   * A line for a step's recorded text whose number differs from its live line's: another event was recorded between
+   * the model's last piece and its text (a late MCP listing), so the live line's number went to that event.
+   */
+  private renumbered(event: Extract<RunEvent, { type: 'text' }>): string {
+    const shownAs = this.numbers.get(event.step);
+    if (shownAs === undefined || shownAs === event.seq) return '';
+    this.numbers.set(event.step, event.seq);
+    const time = this.options.timestamps ? `${this.style.dim(timeOfDay(this.options.now?.() ?? new Date()))} ` : '';
+    const number = this.style.dim(`#${String(event.seq).padEnd(3)}`);
+    const note = this.style.dim(`(the model's text of step ${event.step} above, as recorded)`);
+    return `${this.prefix}${time}${number} ${note}\n`;
   }
 
   private marker(why: string): string {

@@ -50,6 +50,18 @@ async function print(
 
 const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
 
+const lateListing: RunEventBody = {
+  type: 'mcp-tools-listed',
+  server: 'crm',
+  version: '1',
+  tools: 3,
+  skipped: 0,
+  late: true,
+};
+/** The line the formatter writes for the late listing as event `seq`. */
+const listingLine = (seq: number) =>
+  `${createEventFormatter()({ ...lateListing, seq, at: '2026-12-01T10:11:12.000Z' } as never)}\n`;
+
 describe('watch: the model’s text as it is written', () => {
   it('writes the pieces on one live line that the recorded text completes; other events as lines', async () => {
     const run = stream()
@@ -60,7 +72,7 @@ describe('watch: the model’s text as it is written', () => {
       .event({ type: 'step-finished', step: 1, finishReason: 'stop', usage });
     expect(await print(run.parts)).toBe(
       '#1   step 1\n' +
-        '#…   model says: The weather is fine.\n    Bye.\n' +
+        '#2   model says: The weather is fine.\n    Bye.\n' +
         '#3   step 1 done · stop · 2 tokens (1 in, 1 out)\n',
     );
   });
@@ -78,7 +90,7 @@ describe('watch: the model’s text as it is written', () => {
       .deltas(1, 2, 'Hel')
       .deltas(1, 2, 'lo world.')
       .event({ type: 'text', step: 1, text: 'Hello world.' });
-    expect(await print(run.parts)).toBe('#1   step 1\n#…   model says: Hello world.\n');
+    expect(await print(run.parts)).toBe('#1   step 1\n#2   model says: Hello world.\n');
   });
 
   it('a retried model call that writes other words: a marker line, then the new attempt’s text', async () => {
@@ -90,9 +102,9 @@ describe('watch: the model’s text as it is written', () => {
       .event({ type: 'text', step: 1, text: 'Hi there.' });
     expect(await print(run.parts)).toBe(
       '#1   step 1\n' +
-        '#…   model says: Hello wo\n' +
+        '#2   model says: Hello wo\n' +
         '↺ the model call of step 1 is retried (attempt 2): its text so far is void\n' +
-        '#…   model says: Hi there.\n',
+        '#2   model says: Hi there.\n',
     );
   });
 
@@ -105,9 +117,9 @@ describe('watch: the model’s text as it is written', () => {
       .event({ type: 'text', step: 1, text: 'Hello world' });
     expect(await print(run.parts)).toBe(
       '#1   step 1\n' +
-        '#…   model says: Hello world, and more\n' +
+        '#2   model says: Hello world, and more\n' +
         '↺ step 1 as recorded:\n' +
-        '#…   model says: Hello world\n',
+        '#2   model says: Hello world\n',
     );
   });
 
@@ -117,7 +129,7 @@ describe('watch: the model’s text as it is written', () => {
       .deltas(1, 1, 'red\u001b', '[31mtext\u009b2J', '\u202ebidi\r')
       .event({ type: 'text', step: 1, text: 'red\u001b[31mtext\u009b2J\u202ebidi\r' });
     const out = await print(run.parts);
-    expect(out).toBe('#1   step 1\n#…   model says: red[31mtextbidi\n');
+    expect(out).toBe('#1   step 1\n#2   model says: red[31mtextbidi\n');
     // eslint-disable-next-line no-control-regex
     expect(out).not.toMatch(/[\u001b\u009b\u202e\r]/);
   });
@@ -135,11 +147,35 @@ describe('watch: the model’s text as it is written', () => {
     // The first read stops after "two, " (a worker went away); the next reads the stream from its start again.
     const first = (await print(run.parts, printer, position, 3)) + printer.close();
     const second = await print(run.parts, printer, position);
-    expect(first).toBe('#1   step 1\n#…   model says: One, two, \n');
-    expect(second).toBe('#…   model says (continued): three.\n#3   step 1 done · stop · 2 tokens (1 in, 1 out)\n');
+    expect(first).toBe('#1   step 1\n#2   model says: One, two, \n');
+    expect(second).toBe('#2   model says (continued): three.\n#3   step 1 done · stop · 2 tokens (1 in, 1 out)\n');
     // --after 2: the text event is past, so its pieces are too.
     expect(await print(run.parts, undefined, { lastSeq: 2, lastOffset: -1 })).toBe(
       '#3   step 1 done · stop · 2 tokens (1 in, 1 out)\n',
+    );
+  });
+
+  it('numbers a live line with the event its text becomes, and renumbers when another event came first', async () => {
+    // An event recorded while the model writes ends the live line; the text goes on, numbered after it.
+    const between = stream()
+      .event({ type: 'step-started', step: 1 })
+      .deltas(1, 1, 'Hello ')
+      .event(lateListing)
+      .deltas(1, 1, 'world.')
+      .event({ type: 'text', step: 1, text: 'Hello world.' });
+    expect(await print(between.parts)).toBe(
+      '#1   step 1\n#2   model says: Hello \n' + listingLine(2) + '#3   model says (continued): world.\n',
+    );
+    // One recorded after the model's last piece but before its text: the text's own number gets a line.
+    const after = stream()
+      .event({ type: 'step-started', step: 1 })
+      .deltas(1, 1, 'Hello.')
+      .event(lateListing)
+      .event({ type: 'text', step: 1, text: 'Hello.' });
+    expect(await print(after.parts)).toBe(
+      '#1   step 1\n#2   model says: Hello.\n' +
+        listingLine(2) +
+        "#3   (the model's text of step 1 above, as recorded)\n",
     );
   });
 });
