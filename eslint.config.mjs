@@ -15,11 +15,6 @@ const sandboxPatterns = [
     group: ['@temporalio/worker', '@temporalio/client', '@temporalio/activity', '@temporalio/testing'],
     message: 'Workflow code may only use @temporalio/workflow.',
   },
-  {
-    // Its `/workflow` entry is the workflow-safe half; the client half pulls in node:crypto and the client.
-    group: ['@temporalio/workflow-streams/client', '@temporalio/workflow-streams/lib/*'],
-    message: 'Workflow code may only use @temporalio/workflow-streams/workflow.',
-  },
 ];
 
 export default tseslint.config(

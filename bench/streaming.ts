@@ -178,7 +178,7 @@ async function main(): Promise<void> {
       load: [],
       server: { temporalCli: temporalCliVersion(), args: server.process.spawnargs.slice(1) },
       versions: {
-        durableAgent: packageVersions(['@temporalio/worker', '@temporalio/workflow-streams', 'ai']),
+        durableAgent: packageVersions(['@temporalio/worker', 'ai']),
         ...(theirs.status === 'fulfilled' ? { temporalAiSdk: theirs.value.info.versions } : {}),
       },
       temporalAiSdk: theirsUnavailable ? { available: false, reason: theirsUnavailable } : { available: true },

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Makes a Python virtual environment with Temporal's Python SDK (PyPI `temporalio`, pinned) for the tests that
 // prove a Python client can use a run's stream (its `workflow_streams` contrib speaks the same signal/update/query
-// protocol as `@temporalio/workflow-streams`). Idempotent and quick when the pinned version is there. Without
+// protocol as the run's stream, src/protocol/stream-wire.ts). Idempotent and quick when the pinned version is there. Without
 // python3 and its venv module it says why and exits 0, and those tests are skipped with the same reason.
 //
 // Usage: node scripts/install-python-client.mjs   (stdout: the venv's python path, or nothing; notes go to stderr)

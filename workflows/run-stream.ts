@@ -1,23 +1,31 @@
-import { ApplicationFailure, defaultPayloadConverter, log, setHandler, upsertMemo, uuid4 } from '@temporalio/workflow';
 import {
-  WorkflowStream,
-  decodePayloadWire,
-  workflowStreamPollUpdate,
-  workflowStreamPublishSignal,
-  type PollInput,
-  type PollResult,
-  type PublishInput,
-  type WorkflowStreamState,
-} from '@temporalio/workflow-streams/workflow';
+  ApplicationFailure,
+  condition,
+  defaultPayloadConverter,
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+  log,
+  setHandler,
+  upsertMemo,
+  uuid4,
+} from '@temporalio/workflow';
 import {
   MAX_DELTA_ID_CHARS,
   MAX_DELTA_PARTS,
   MAX_DELTA_PUBLISH_BYTES,
   RUN_STREAM_TOPICS,
   STREAM_BUSY_FAILURE,
+  STREAM_DRAINING_FAILURE,
+  STREAM_OFFSET_QUERY,
+  STREAM_POLL_UPDATE,
+  STREAM_PUBLISH_SIGNAL,
+  STREAM_TRUNCATED_FAILURE,
   WATCHED_FRESH_MS,
   WATCHED_MEMO_KEY,
   WATCHED_RENEW_MS,
+  decodeStreamData,
+  encodeStreamData,
   jsonBytes,
   previewOutput,
   type DeltaKind,
@@ -28,11 +36,20 @@ import {
   type ProgressPublish,
   type RunEvent,
   type RunStreamTail,
+  type StreamPollInput,
+  type StreamPollResult,
+  type StreamPublishInput,
+  type StreamState,
+  type StreamWireItem,
   type StreamedDeltas,
   type StreamedProgress,
   type ToolProgress,
 } from '../src/protocol/index.js';
 import { runStreamTailQuery, toolProgressSignal } from '../src/protocol/run-messages.js';
+
+const publishSignal = defineSignal<[StreamPublishInput]>(STREAM_PUBLISH_SIGNAL);
+const pollUpdate = defineUpdate<StreamPollResult, [StreamPollInput]>(STREAM_POLL_UPDATE);
+const offsetQuery = defineQuery<number>(STREAM_OFFSET_QUERY);
 
 /**
  * The in-memory log is truncated to its newest {@link KEEP_ITEMS} items once it holds {@link MAX_ITEMS}, and carried
@@ -46,17 +63,42 @@ export const CARRIED_ITEMS = 1_000;
 const MAX_ENTRIES_PER_PUBLISH = 64;
 /**
  * Polls the run lets wait at once. Temporal admits 10 updates in flight per run (`maxInFlightUpdates`), and a parked
- * poll holds one for as long as it waits: past this many, a poll is refused (`StreamBusy`) so that approvals,
- * client-side results and MCP questions, which are updates too, always find room. Watchers in one process share one
- * poll, so this is the number of processes that watch the run live at once; the others poll again shortly.
+ * poll holds one for as long as it waits: approvals, client-side results and MCP questions, which are updates too,
+ * must always find room. Watchers in one process share one poll, so this is the number of processes that wait on the
+ * run live at once. A poll that comes when all are taken releases the oldest (a watcher that went away leaves its
+ * poll parked: Temporal has no way to withdraw an update), within the history budget below.
  */
 export const MAX_POLLS_IN_FLIGHT = 5;
-/** Topics a poll may filter on (the run has two). */
+/** A poll parked longer than this is released (answered with no items) when another poll comes. */
+export const POLL_LIFETIME_MS = 60_000;
+/** Topics a poll may filter on (the run has three). */
 const MAX_POLL_TOPICS = 8;
 /** Events whose stream offset is kept (the final record holds fewer: it is bounded to 256 KiB). */
 const MAX_EVENT_OFFSETS = 5_000;
-/** Items the tail query returns at once. */
+/** Items the tail query returns at once, and their bytes at most (a query's answer is one gRPC message). */
 const MAX_TAIL_ITEMS = 1_000;
+const MAX_TAIL_BYTES = 1_000_000;
+/** Bytes of items one poll returns at most: the rest is `more_ready`. */
+const MAX_POLL_RESULT_BYTES = 256 * 1024;
+/**
+ * What a poll adds to the run's history besides its items: its update's accepted and completed events (the
+ * request, the outcome's envelope). Charged to the {@link WatchBudget} with the items it returns.
+ */
+export const POLL_EVENT_BYTES = 512;
+/**
+ * The history budget of watchers (bytes). Every poll's result is recorded in the run's history, so watchers, however
+ * often they come back, may add only this much beyond what the run publishes: the budget starts at
+ * {@link WATCH_BUDGET_START}, earns {@link WATCH_BUDGET_PER_ITEM}× each item the run appends (with its poll's events:
+ * live delivery to that many processes is never refused), and {@link WATCH_BUDGET_PER_SECOND} per second of workflow
+ * time up to {@link WATCH_BUDGET_TIME_TOTAL} per execution; it never holds more than {@link WATCH_BUDGET_MAX}. A poll
+ * it cannot pay for is refused (`StreamBusy`) before anything is recorded; the project's client then reads the
+ * run's items with the tail query, which costs no history (src/client/run-stream.ts).
+ */
+export const WATCH_BUDGET_START = 256 * 1024;
+export const WATCH_BUDGET_PER_ITEM = 4;
+export const WATCH_BUDGET_PER_SECOND = 256;
+export const WATCH_BUDGET_TIME_TOTAL = 2 * 1024 * 1024;
+export const WATCH_BUDGET_MAX = 1024 * 1024;
 /**
  * Bytes of `deltas` items the in-memory log holds at most (besides {@link MAX_ITEMS}): past it, the oldest items are
  * truncated, which are those of finished steps (whose final message, on the `events` topic, stands in for them)
@@ -64,6 +106,20 @@ const MAX_TAIL_ITEMS = 1_000;
  */
 const MAX_DELTA_LOG_BYTES = 2_000_000;
 const DELTA_KINDS: ReadonlySet<string> = new Set<DeltaKind>(['text', 'reasoning', 'tool-input']);
+
+/** An item of the log: its wire form, and its bytes on the wire (base64 and topic are ASCII). */
+interface LogItem {
+  topic: string;
+  data: string;
+  bytes: number;
+}
+
+/** A poll waiting for items: where it reads from, since when, and whether it was released. */
+interface ParkedPoll {
+  from: number;
+  since: number;
+  released: boolean;
+}
 
 /** A running call that may publish progress: its token, and the newest attempt seen publishing. */
 interface OpenCall {
@@ -73,7 +129,7 @@ interface OpenCall {
 
 /**
  * A running step that may publish model deltas: its token, the newest attempt that published, and the last sequence
- * of each stream publisher of that attempt (the stream client resends a batch whose signal it could not confirm).
+ * of each publisher of that attempt (a publisher resends a batch whose signal it could not confirm).
  */
 interface OpenStep {
   token: string;
@@ -84,22 +140,63 @@ interface OpenStep {
 const MAX_PUBLISHERS_PER_ATTEMPT = 4;
 
 /**
- * The run's one `WorkflowStream` (since 0.4.0, `PATCHES.runStream`): every run event on the `events` topic, tool
- * progress on the `progress` topic. Clients long-poll it through the stream's update, so watching costs no worker.
+ * The history bytes watchers may still add (see {@link WATCH_BUDGET_START}). Changed only in update handlers and
+ * when items are appended, both of which replay; validators read it and change nothing.
+ */
+class WatchBudget {
+  private bytes = WATCH_BUDGET_START;
+  private timeEarned = 0;
+  private at = Date.now();
+
+  /** What the budget holds now (time earned so far included), without changing it. */
+  available(now = Date.now()): number {
+    return Math.min(WATCH_BUDGET_MAX, this.bytes + this.earnable(now));
+  }
+
+  /** An item was appended: live delivery of it to a few processes is paid for. */
+  earnItem(bytes: number): void {
+    this.settle();
+    this.bytes = Math.min(WATCH_BUDGET_MAX, this.bytes + WATCH_BUDGET_PER_ITEM * (bytes + POLL_EVENT_BYTES));
+  }
+
+  /** A poll completed and put `bytes` into history. */
+  spend(bytes: number): void {
+    this.settle();
+    this.bytes -= bytes;
+  }
+
+  private earnable(now: number): number {
+    const elapsed = Math.max(0, now - this.at) / 1_000;
+    return Math.min(WATCH_BUDGET_TIME_TOTAL - this.timeEarned, Math.floor(elapsed * WATCH_BUDGET_PER_SECOND));
+  }
+
+  private settle(): void {
+    const now = Date.now();
+    const earned = this.earnable(now);
+    this.timeEarned += earned;
+    this.bytes = Math.min(WATCH_BUDGET_MAX, this.bytes + earned);
+    this.at = now;
+  }
+}
+
+/**
+ * The run's one stream (since 0.4.0, `PATCHES.runStream`): every run event on the `events` topic, tool progress on
+ * the `progress` topic, model deltas on `deltas`. It speaks Workflow Streams' wire protocol (src/protocol/stream-wire.ts)
+ * so that any language's Workflow Streams client can read it, with the bounds a run needs:
  *
- * The stream's own publish signal takes items from anyone who can signal the run; here it is replaced by a handler
- * that takes only `progress` items carrying the token this run gave the call's `executeTool` input (a capability
- * recorded in the run's history only), from the call's newest attempt, while the call runs. Anything else is
- * dropped, so a watcher never shows progress the run's own tool did not report.
- *
- * Model deltas (`PATCHES.modelDeltas`) follow the same rule with a per-step token: only `deltas` publishes of the
- * running step's `generate`, from its newest attempt, are appended, one item per publish, after a `reset-step`
- * item when a newer attempt publishes than the last one that did.
+ * - Publishing takes only what the run's own activities send: `progress` items carrying the token this run gave the
+ *   call's `executeTool` input (a capability recorded in the run's history only), from the call's newest attempt,
+ *   while the call runs; `deltas` publishes with the running step's token, from its newest attempt, with a
+ *   `reset-step` item when a newer attempt publishes than the last one that did. Anything else is dropped.
+ * - Watching writes to the run's history only within the {@link WatchBudget}: a poll's result is recorded, so a
+ *   watcher that reconnects in a loop could otherwise grow the run until Temporal ends it. The project's client
+ *   catches up with the tail query (no history) and polls only for what comes next.
+ * - At most {@link MAX_POLLS_IN_FLIGHT} polls wait; a newcomer releases the oldest, so polls whose watchers left
+ *   never lock out the next watcher.
  */
 export class RunStream {
-  private readonly stream: WorkflowStream;
+  private readonly log: LogItem[];
   private baseOffset: number;
-  private endOffset: number;
   private readonly calls = new Map<string, OpenCall>();
   private readonly steps = new Map<number, OpenStep>();
   /** The `deltas` items of the log, oldest first: offset and bytes (for {@link MAX_DELTA_LOG_BYTES}). */
@@ -107,8 +204,9 @@ export class RunStream {
   private deltaBytes = 0;
   private dropped = 0;
   private draining = false;
-  /** Polls in flight (parked until an item comes): each holds one of the run's few in-flight updates. */
-  private polls = 0;
+  /** Polls waiting for items, oldest first. */
+  private readonly parked: ParkedPoll[] = [];
+  private readonly budget = new WatchBudget();
   /** Whether polls renew the run's watched memo (`PATCHES.watchedDeltas`), and when it was last renewed. */
   private announcing = false;
   private announcedAt = Number.NEGATIVE_INFINITY;
@@ -116,38 +214,27 @@ export class RunStream {
   private readonly eventOffsets = new Map<number, number>();
 
   constructor(
-    prior: WorkflowStreamState | undefined,
+    prior: StreamState | undefined,
     /** Applies a checked yield to the run (state query, `tool-progress` event); false when it is not newer. */
     private readonly applyProgress: (progress: ToolProgress) => boolean,
   ) {
-    this.stream = new WorkflowStream(prior);
-    this.baseOffset = prior?.base_offset ?? 0;
-    this.endOffset = this.baseOffset + (prior?.log.length ?? 0);
-    prior?.log.forEach((item, index) => {
+    this.baseOffset = Number.isSafeInteger(prior?.base_offset) ? prior!.base_offset : 0;
+    this.log = (prior?.log ?? []).map(({ topic, data }) => ({ topic, data, bytes: data.length + topic.length }));
+    this.log.forEach((item, index) => {
       if (item.topic !== RUN_STREAM_TOPICS.events) return;
       const seq = decodeSeq(item.data);
       if (seq !== undefined) this.eventOffsets.set(seq, this.baseOffset + index);
     });
-    setHandler(workflowStreamPublishSignal, (input) => this.receive(input));
-    // The stream's poll, with a validator that also refuses offsets the run has not reached: such a poll would park
-    // until the run ends, holding one of the few updates Temporal lets a run have in flight.
-    const poll = this.stream as unknown as { onPoll(input: PollInput): Promise<PollResult> };
-    setHandler(
-      workflowStreamPollUpdate,
-      async (input) => {
-        this.announceWatcher();
-        this.polls++;
-        try {
-          return await poll.onPoll(input);
-        } finally {
-          this.polls--;
-        }
-      },
-      { validator: (input) => this.checkPoll(input) },
-    );
+    setHandler(publishSignal, (input) => this.receive(input));
+    setHandler(pollUpdate, (input) => this.poll(input), { validator: (input) => this.checkPoll(input) });
+    setHandler(offsetQuery, () => this.endOffset);
     // A run with a stream takes progress only from its stream: the v0.3.0 signal carries no token to check.
     setHandler(toolProgressSignal, () => this.drop('progress signal'));
     setHandler(runStreamTailQuery, (from) => this.tail(from));
+  }
+
+  private get endOffset(): number {
+    return this.baseOffset + this.log.length;
   }
 
   /**
@@ -160,7 +247,7 @@ export class RunStream {
 
   /** True when a poll came within `WATCHED_FRESH_MS` (as far as the run's renewals tell), or one waits now. */
   watchedLately(): boolean {
-    return this.polls > 0 || Date.now() - this.announcedAt < WATCHED_FRESH_MS;
+    return this.parked.length > 0 || Date.now() - this.announcedAt < WATCHED_FRESH_MS;
   }
 
   /** A poll came: renew the run's watched memo when it is older than the renewal interval (a command, deterministic). */
@@ -212,40 +299,38 @@ export class RunStream {
   /** Wakes parked polls and refuses new ones (`StreamDraining`), so `allHandlersFinished` can become true. */
   detach(): void {
     this.draining = true;
-    this.stream.detachPollers();
   }
 
-  /**
-   * Takes polls again after {@link detach} when the run did not continue as new after all. The stream has no public
-   * way back; its `draining` flag is the only state `detachPollers` sets (checked against 1.23.0's source).
-   */
+  /** Takes polls again after {@link detach} when the run did not continue as new after all. */
   reattach(): void {
     this.draining = false;
-    (this.stream as unknown as { draining: boolean }).draining = false;
   }
 
   /**
    * The state to carry over continue-as-new: the newest `items` (at most {@link CARRIED_ITEMS}) and the offsets, which
    * go on from it. Truncates the log to them: the execution ends once it is carried.
    */
-  carry(items = CARRIED_ITEMS): WorkflowStreamState {
+  carry(items = CARRIED_ITEMS): StreamState {
     this.truncateTo(this.endOffset - Math.min(items, CARRIED_ITEMS));
-    return this.stream.getState();
+    return {
+      log: this.log.map(({ topic, data }) => ({ topic, data, offset: 0 })),
+      base_offset: this.baseOffset,
+      publisher_sequences: {},
+      publisher_last_seen: {},
+    };
   }
 
-  /** Validator of the poll update: runs before anything is recorded, so a refused poll leaves no trace in history. */
-  private checkPoll(input: PollInput | null | undefined): void {
+  /**
+   * Validator of the poll update: runs before anything is recorded, so a refused poll leaves no trace in history.
+   * Reads state only (validators do not run on replay).
+   */
+  private checkPoll(input: StreamPollInput | null | undefined): void {
     if (this.draining) {
-      // The stream's own refusal, by type: its client retries until the poll lands on the next execution.
-      throw ApplicationFailure.create({ type: 'StreamDraining', message: 'The run is continuing as new; poll again.' });
-    }
-    if (this.polls >= MAX_POLLS_IN_FLIGHT) {
-      // A typed refusal the project's client waits out (src/client/run-stream.ts); nothing is recorded.
+      // Workflow Streams' own refusal, by type: its clients poll again until the poll lands on the next execution.
       throw ApplicationFailure.create({
-        type: STREAM_BUSY_FAILURE,
-        message:
-          `${this.polls} watchers already wait on this run's stream, the most it lets wait at once (the rest of ` +
-          "Temporal's in-flight updates are kept for people's decisions). Poll again in a moment.",
+        type: STREAM_DRAINING_FAILURE,
+        message: 'The run is continuing as new; poll again.',
+        nonRetryable: true,
       });
     }
     const from = input?.from_offset;
@@ -256,25 +341,95 @@ export class RunStream {
     if (!Array.isArray(topics) || topics.length > MAX_POLL_TOPICS || topics.some((t) => typeof t !== 'string')) {
       throw new Error(`Poll refused: topics must be at most ${MAX_POLL_TOPICS} strings.`);
     }
+    const now = Date.now();
+    const full = this.parked.length >= MAX_POLLS_IN_FLIGHT;
+    // What this poll would put in history now: its events, the items it can read at once, and, when every place is
+    // taken by a poll that has not outlived its lifetime, the released poll's events.
+    const start = Math.max(from!, this.baseOffset) - this.baseOffset;
+    let ready = 0;
+    for (let i = start; i < this.log.length && ready < MAX_POLL_RESULT_BYTES; i++) ready += this.log[i]!.bytes;
+    const releases = full && now - this.parked[0]!.since < POLL_LIFETIME_MS ? 1 : 0;
+    const cost = POLL_EVENT_BYTES * (1 + releases) + Math.min(ready, MAX_POLL_RESULT_BYTES);
+    if (cost > this.budget.available(now)) {
+      // A typed refusal the project's client reads the tail query for instead (src/client/run-stream.ts).
+      throw ApplicationFailure.create({
+        type: STREAM_BUSY_FAILURE,
+        nonRetryable: true,
+        message:
+          "Watchers have used this run's history budget for now (every poll's result is recorded in the run's " +
+          'history). Read the items with the `durable-agent.stream-tail` query, which costs the run nothing, and ' +
+          'poll again in a few seconds.',
+      });
+    }
+  }
+
+  /** The poll update's handler: waits for items from the poll's offset (or a release) and returns them. */
+  private async poll(input: StreamPollInput): Promise<StreamPollResult> {
+    this.announceWatcher();
+    const now = Date.now();
+    // Polls that outlived their lifetime make room first; then, when every place is still taken, the oldest goes.
+    for (const parked of this.parked) if (now - parked.since >= POLL_LIFETIME_MS) parked.released = true;
+    const waiting = this.parked.filter((parked) => !parked.released);
+    if (waiting.length >= MAX_POLLS_IN_FLIGHT) waiting[0]!.released = true;
+    const from = input.from_offset;
+    const topics = input.topics.length > 0 ? new Set(input.topics) : undefined;
+    const me: ParkedPoll = { from, since: now, released: false };
+    this.parked.push(me);
+    let result: StreamPollResult;
+    try {
+      await condition(() => this.draining || me.released || this.endOffset > from || this.baseOffset > from);
+      result = this.read(from, topics);
+    } finally {
+      this.parked.splice(this.parked.indexOf(me), 1);
+    }
+    this.budget.spend(POLL_EVENT_BYTES + result.items.reduce((sum, item) => sum + item.data.length, 0));
+    return result;
+  }
+
+  /** The items from `from` (up to {@link MAX_POLL_RESULT_BYTES}); offset 0 reads from the oldest item held. */
+  private read(from: number, topics: Set<string> | undefined): StreamPollResult {
+    if (from < this.baseOffset && from !== 0) {
+      throw ApplicationFailure.create({
+        type: STREAM_TRUNCATED_FAILURE,
+        nonRetryable: true,
+        message: `Items before offset ${this.baseOffset} were truncated from the run's stream; offset ${from} is gone.`,
+      });
+    }
+    const items: StreamWireItem[] = [];
+    let bytes = 0;
+    let next = this.endOffset;
+    for (let offset = Math.max(from, this.baseOffset); offset < this.endOffset; offset++) {
+      const item = this.log[offset - this.baseOffset]!;
+      if (topics && !topics.has(item.topic)) continue;
+      if (bytes + item.bytes > MAX_POLL_RESULT_BYTES && items.length > 0) {
+        next = offset;
+        break;
+      }
+      bytes += item.bytes;
+      items.push({ topic: item.topic, data: item.data, offset });
+    }
+    return { items, next_offset: next, more_ready: next < this.endOffset };
   }
 
   private append(topic: string, value: unknown, bytes = 0): void {
-    this.stream.topic(topic).publish(value);
-    this.endOffset++;
+    const data = encodeStreamData(defaultPayloadConverter.toPayload(value));
+    const item = { topic, data, bytes: data.length + topic.length };
+    this.log.push(item);
+    this.budget.earnItem(item.bytes);
     if (bytes > 0) {
       this.deltaItems.push({ offset: this.endOffset - 1, bytes });
       this.deltaBytes += bytes;
     }
-    if (this.endOffset - this.baseOffset > MAX_ITEMS) this.truncateTo(this.endOffset - KEEP_ITEMS);
+    if (this.log.length > MAX_ITEMS) this.truncateTo(this.endOffset - KEEP_ITEMS);
     if (this.deltaBytes > MAX_DELTA_LOG_BYTES) {
       // Cut the prefix up to the oldest delta items that bring the log under the budget (a watcher behind it is
       // told it missed them, as with any truncation).
       let cut = this.baseOffset;
       let bytesLeft = this.deltaBytes;
-      for (const item of this.deltaItems) {
+      for (const delta of this.deltaItems) {
         if (bytesLeft <= MAX_DELTA_LOG_BYTES / 2) break;
-        bytesLeft -= item.bytes;
-        cut = item.offset + 1;
+        bytesLeft -= delta.bytes;
+        cut = delta.offset + 1;
       }
       this.truncateTo(cut);
     }
@@ -282,24 +437,29 @@ export class RunStream {
 
   private truncateTo(offset: number): void {
     if (offset <= this.baseOffset) return;
-    this.stream.truncate(offset);
+    this.log.splice(0, Math.min(offset - this.baseOffset, this.log.length));
     this.baseOffset = offset;
     while (this.deltaItems.length > 0 && this.deltaItems[0]!.offset < offset) {
       this.deltaBytes -= this.deltaItems.shift()!.bytes;
     }
   }
 
+  /** The tail query: items from `from`, bounded in count and bytes. Costs the run no history. */
   private tail(from: number): RunStreamTail {
-    const state = this.stream.getState();
-    const start = Math.max(0, (Number.isSafeInteger(from) ? from : 0) - state.base_offset);
-    const items = state.log
-      .slice(start, start + MAX_TAIL_ITEMS)
-      .map((item, index) => ({ ...item, offset: state.base_offset + start + index }));
-    return { items, baseOffset: state.base_offset, nextOffset: state.base_offset + state.log.length };
+    const start = Math.max(0, (Number.isSafeInteger(from) ? from : 0) - this.baseOffset);
+    const items: StreamWireItem[] = [];
+    let bytes = 0;
+    for (let i = start; i < this.log.length && items.length < MAX_TAIL_ITEMS; i++) {
+      const item = this.log[i]!;
+      if (bytes + item.bytes > MAX_TAIL_BYTES && items.length > 0) break;
+      bytes += item.bytes;
+      items.push({ topic: item.topic, data: item.data, offset: this.baseOffset + i });
+    }
+    return { items, baseOffset: this.baseOffset, nextOffset: this.endOffset };
   }
 
   /** The stream's publish signal, checked: see the class comment. A signal has no validator, so nothing throws. */
-  private receive(input: PublishInput | null | undefined): void {
+  private receive(input: StreamPublishInput | null | undefined): void {
     const entries = Array.isArray(input?.items) ? input.items.slice(-MAX_ENTRIES_PER_PUBLISH) : [];
     if (entries.length === 0) return this.drop('malformed publish');
     const sender = {
@@ -384,7 +544,7 @@ export class RunStream {
 function decodeSeq(data: unknown): number | undefined {
   if (typeof data !== 'string') return undefined;
   try {
-    const event = defaultPayloadConverter.fromPayload<{ seq?: unknown }>(decodePayloadWire(data));
+    const event = defaultPayloadConverter.fromPayload<{ seq?: unknown }>(decodeStreamData(data));
     return Number.isSafeInteger(event?.seq) ? (event.seq as number) : undefined;
   } catch {
     return undefined;
@@ -396,7 +556,7 @@ function decodeProgress(data: unknown): ProgressPublish | undefined {
   if (typeof data !== 'string') return undefined;
   let value: unknown;
   try {
-    value = defaultPayloadConverter.fromPayload(decodePayloadWire(data));
+    value = defaultPayloadConverter.fromPayload(decodeStreamData(data));
   } catch {
     return undefined;
   }
@@ -421,7 +581,7 @@ function decodeDeltas(data: unknown): DeltaPublish | undefined {
   if (typeof data !== 'string') return undefined;
   let value: unknown;
   try {
-    value = defaultPayloadConverter.fromPayload(decodePayloadWire(data));
+    value = defaultPayloadConverter.fromPayload(decodeStreamData(data));
   } catch {
     return undefined;
   }

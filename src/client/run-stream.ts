@@ -1,14 +1,30 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
-import { ApplicationFailure, CancelledFailure, defaultPayloadConverter, type Payload } from '@temporalio/common';
-import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
-import { decodePayloadWire } from '@temporalio/workflow-streams/workflow';
+import {
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  WorkflowUpdateStage,
+  type WorkflowHandle,
+} from '@temporalio/client';
+import {
+  ApplicationFailure,
+  CancelledFailure,
+  WorkflowNotFoundError,
+  defaultPayloadConverter,
+  type Payload,
+} from '@temporalio/common';
 import {
   RUN_STREAM_TOPICS,
   STREAM_BUSY_FAILURE,
+  STREAM_DRAINING_FAILURE,
+  STREAM_OFFSET_QUERY,
+  STREAM_POLL_UPDATE,
+  STREAM_TRUNCATED_FAILURE,
   TERMINAL_EVENT_TYPES,
+  decodeStreamData,
   isRunEvent,
   type RunEvent,
+  type StreamPollInput,
+  type StreamPollResult,
   type StreamedDeltas,
   type StreamedProgress,
 } from '../protocol/index.js';
@@ -49,7 +65,7 @@ export interface RunStreamOptions {
 
 /** Parts one shared subscription keeps for watchers that are behind; older ones become a `truncated` part. */
 const FEED_BUFFER = 10_000;
-/** How long a worker gets to answer the tail query of a closed run before its final record is read instead. */
+/** How long a worker gets to answer the tail query (of a closed run: before its final record is read instead). */
 const TAIL_TIMEOUT_MS = 5_000;
 /** How long a closed run whose tail query went unanswered is read from its record at once (no worker asked). */
 const UNANSWERED_TAIL_MEMORY_MS = 60_000;
@@ -126,34 +142,58 @@ class RunFeed {
     for (const resolve of wake) resolve();
   }
 
+  /**
+   * Reads the run: catches up with the tail query (a query: it costs the run no history), then long-polls for what
+   * comes next, from the offset it reached. Every poll's result is recorded in the run's history, so a poll asks only
+   * for new items, and a poll the run refuses (its watchers' history budget is spent, `StreamBusy`) is waited out
+   * with tail queries. After a continue-as-new the loop goes on on the (unpinned) handle: the new execution carries
+   * the log and the offsets.
+   */
   private async run(from: number): Promise<void> {
     let expected = from;
     let busy = 0;
+    let catchUp = true;
     try {
       for (;;) {
-        // No `Client`, so the stream client does not follow continue-as-new itself: its subscription ends and this
-        // loop starts the next one on the (unpinned) handle, from the next offset; the new execution carries the log.
-        const stream = new WorkflowStreamClient(this.handle);
+        if (catchUp) {
+          expected = await this.catchUp(expected);
+          catchUp = false;
+          if (this.terminal || this.watchers === 0) return;
+        }
+        let result: StreamPollResult;
         try {
           // No pause between polls: a parked poll costs the run nothing until an item comes, and a pause would
-          // delay the item published during it by up to the pause (the stream client's default is 100 ms).
-          for await (const item of stream.subscribe(undefined, expected, { pollCooldown: 0 })) {
-            expected = this.accept(item.topic, item.data, item.offset, expected);
-            if (this.terminal || this.watchers === 0) return;
-          }
+          // delay the item published during it by up to the pause.
+          const update = await this.handle.startUpdate<StreamPollResult, [StreamPollInput]>(STREAM_POLL_UPDATE, {
+            args: [{ topics: [], from_offset: expected }],
+            waitForStage: WorkflowUpdateStage.ACCEPTED,
+          });
+          result = await update.result();
         } catch (error) {
-          // Enough other processes wait on the run already (it keeps room for people's decisions): wait a moment.
-          if (isStreamBusy(error)) {
+          const refused = refusalOf(error);
+          if (refused === STREAM_BUSY_FAILURE) {
+            // The run keeps its history for its own items: read with the tail query a moment later instead.
             await delay(busyWait(++busy));
+            catchUp = true;
             continue;
           }
-          // Cancelling the run cancels its parked polls too: the run is closing, its last items come below.
-          if (!(error instanceof WorkflowUpdateFailedError && error.cause instanceof CancelledFailure)) throw error;
+          if (refused === STREAM_DRAINING_FAILURE || refused === STREAM_TRUNCATED_FAILURE) {
+            await delay(RESUBSCRIBE_DELAY_MS);
+            catchUp = true;
+            continue;
+          }
+          if (!isPollEnded(error)) throw error;
+          // The execution closed under the poll: it continued as new (go on) or the run ended (its tail below).
+          if ((await this.handle.describe()).status.name !== 'RUNNING') break;
+          catchUp = true;
+          continue;
         }
         busy = 0;
-        const status = (await this.handle.describe()).status.name;
-        if (status !== 'RUNNING') break;
-        await delay(RESUBSCRIBE_DELAY_MS);
+        for (const item of result.items) {
+          expected = this.accept(item.topic, decodeStreamData(item.data), item.offset, expected);
+          if (this.terminal) return;
+        }
+        if (this.watchers === 0) return;
       }
       // The run closed: what its last workflow task published may have come after every poll. A worker answers
       // with every item its run still holds; with none answering, the run's final record has its events.
@@ -165,6 +205,27 @@ class RunFeed {
       this.onEnd();
       this.notify();
     }
+  }
+
+  /**
+   * The items from `expected` of a running run, by the tail query; returns the next offset. With no worker to
+   * answer in time, nothing is read here: the poll that follows waits for one, as it would anyway.
+   */
+  private async catchUp(expected: number): Promise<number> {
+    let next = expected;
+    try {
+      for (let more = true; more && !this.terminal; ) {
+        const tail = await throughWorker(this.handle, () => this.handle.query(runStreamTailQuery, next), {
+          request: 'the stream tail query',
+          timeoutMs: TAIL_TIMEOUT_MS,
+        });
+        for (const item of tail.items) next = this.accept(item.topic, decodeStreamData(item.data), item.offset, next);
+        more = tail.items.length > 0 && next < tail.nextOffset;
+      }
+    } catch (error) {
+      if (!NoWorkerError.isInstance(error) && !WorkerTimeoutError.isInstance(error)) throw error;
+    }
+    return next;
   }
 
   private terminal = false;
@@ -188,7 +249,7 @@ class RunFeed {
             timeoutMs: TAIL_TIMEOUT_MS,
           });
           for (const item of tail.items) {
-            next = this.accept(item.topic, decodePayloadWire(item.data), item.offset, next);
+            next = this.accept(item.topic, decodeStreamData(item.data), item.offset, next);
           }
           more = tail.items.length > 0 && next < tail.nextOffset;
         }
@@ -239,16 +300,23 @@ class RunFeed {
   }
 }
 
-/** A poll the run refused because enough watchers wait on it already (workflows/run-stream.ts). */
-function isStreamBusy(error: unknown): boolean {
+/** The failure type a poll was refused or failed with by the run (workflows/run-stream.ts), if it was. */
+function refusalOf(error: unknown): string | undefined {
+  if (!(error instanceof WorkflowUpdateFailedError) || !(error.cause instanceof ApplicationFailure)) return undefined;
+  return error.cause.type ?? undefined;
+}
+
+/** A poll that ended without an answer because its execution closed (continued as new, ended, was cancelled). */
+function isPollEnded(error: unknown): boolean {
+  if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError || error instanceof WorkflowNotFoundError) return true;
+  if (!(error instanceof WorkflowUpdateFailedError)) return false;
   return (
-    error instanceof WorkflowUpdateFailedError &&
-    error.cause instanceof ApplicationFailure &&
-    error.cause.type === STREAM_BUSY_FAILURE
+    error.cause instanceof CancelledFailure ||
+    (error.cause instanceof ApplicationFailure && error.cause.type === 'AcceptedUpdateCompletedWorkflow')
   );
 }
 
-/** How long to wait before polling a busy run again: growing to 2 s, jittered so waiting watchers spread out. */
+/** How long to wait before reading a busy run again: growing to 2 s, jittered so waiting watchers spread out. */
 function busyWait(attempt: number): number {
   return Math.min(2_000, 100 * 2 ** Math.min(attempt, 5)) * (0.5 + Math.random() / 2);
 }
@@ -318,9 +386,6 @@ function feedFor(handle: WorkflowHandle, from: number): RunFeed {
   return feed;
 }
 
-/** Name of the stream's offset query (`@temporalio/workflow-streams`' cross-language protocol). */
-const OFFSET_QUERY = '__temporal_workflow_stream_offset';
-
 /**
  * Whether the run has a stream: its offset query answers. A run started before 0.4.0 registers no such query (the
  * SDK says so with `QueryNotRegisteredError`, or a failed query naming the unknown type).
@@ -330,7 +395,7 @@ export async function hasStream(
   handle: WorkflowHandle,
 ): Promise<boolean> {
   try {
-    await ask(() => handle.query<number>(OFFSET_QUERY));
+    await ask(() => handle.query<number>(STREAM_OFFSET_QUERY));
     return true;
   } catch (error) {
     if (

@@ -16,5 +16,6 @@ export * from './refusal-codes.js';
 export * from './routing.js';
 export * from './refusal-codes.js';
 export * from './run-stream.js';
+export * from './stream-wire.js';
 export * from './final-record.js';
 export * from './search-attributes.js';

@@ -1,10 +1,8 @@
-// The run's stream (`@temporalio/workflow-streams`): its topics, what activities publish to it, and the items a
-// client reads. Workflow-safe: types and constants only.
-import type { WorkflowStreamState } from '@temporalio/workflow-streams/workflow';
+// The run's stream (Workflow Streams' wire protocol, src/protocol/stream-wire.ts): its topics, what activities publish
+// to it, and the items a client reads. Workflow-safe: types and constants only.
 import type { JsonValue } from './json.js';
 import type { RunEvent } from './events.js';
-
-export type { WorkflowStreamState } from '@temporalio/workflow-streams/workflow';
+import type { StreamState, StreamWireItem } from './stream-wire.js';
 
 /** The topics of a run's stream. Offsets are global across topics: one offset orders every item of the run. */
 /**
@@ -108,8 +106,8 @@ export interface ProgressPublish extends StreamedProgress {
 
 /** Items of the run's stream from an offset, for a client reading what a closed run published last. */
 export interface RunStreamTail {
-  /** Base64 `Payload` protos, as `@temporalio/workflow-streams` puts them on the wire. */
-  items: { topic: string; data: string; offset: number }[];
+  /** Base64 `Payload` protos, as a poll returns them. */
+  items: StreamWireItem[];
   /** Offset of the first item the run still holds (older ones were truncated). */
   baseOffset: number;
   /** Offset after the last item the run holds (more to read while it is above the last returned item's). */
@@ -117,7 +115,7 @@ export interface RunStreamTail {
 }
 
 /** Carried over continue-as-new by a streamed run (see `RunContinuation.stream`). */
-export type RunStreamContinuation = WorkflowStreamState;
+export type RunStreamContinuation = StreamState;
 
 /** Type guard: a run event as decoded from the `events` topic. */
 export function isRunEvent(value: unknown): value is RunEvent {

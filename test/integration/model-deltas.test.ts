@@ -11,8 +11,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
-import { encodePayloadWire } from '@temporalio/workflow-streams/workflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
@@ -27,11 +25,13 @@ import {
   type DeltaPublish,
   type GenerateInput,
   type StreamedDeltas,
+  encodeStreamData,
 } from '../../src/protocol/index.js';
 import { createTool } from '../../src/tool/tool.js';
 import { workflowsPath } from '../../src/worker/create-agent-worker.js';
 import { startOpenAIFakeServer } from '../models/openai-fake-server.js';
 import { recordHistory, withAgentWorker } from '../support/agent-harness.js';
+import { forgePublish } from '../support/hostile-watchers.js';
 import { chunkReader, messageOf, serveHandler, textOf, userMessage } from '../support/http-chat.js';
 import { killChild, startChildWorker } from '../support/child-worker.js';
 import { bundleWorkflows, createTestEnv, uniqueTaskQueue } from '../support/temporal.js';
@@ -278,26 +278,28 @@ describe('model deltas', () => {
       const watching = watch(run);
       await expect.poll(async () => (await generateInputs(run.id)).length, { timeout: 10_000 }).toBe(1);
       const [input] = await generateInputs(run.id);
-      // Another client, with the stream's own publisher.
-      const forger = WorkflowStreamClient.create(env.client, run.id);
+      // Another client, speaking the stream's publish protocol.
       const forged = (token?: string, attempt = 1): Partial<DeltaPublish> => ({
         ...(token !== undefined ? { token } : {}),
         step: 1,
         attempt,
         parts: [{ id: 'text-0', kind: 'text', text: 'forged' }],
       });
-      forger.topic('deltas').publish(forged());
-      forger.topic('deltas').publish(forged('guessed', 9));
-      forger.topic('deltas').publish({ type: 'reset-step', step: 1, attempt: 9 });
-      // The right token for another step, and oversized or malformed pieces.
-      forger.topic('deltas').publish({ ...forged(input!.streamToken), step: 2 });
-      forger
-        .topic('deltas')
-        .publish({ ...forged(input!.streamToken), parts: [{ id: 'x', kind: 'text', text: 'forged'.repeat(10_000) }] });
-      forger
-        .topic('deltas')
-        .publish({ ...forged(input!.streamToken), parts: [{ id: 'x', kind: 'evil', text: 'forged' }] });
-      await forger.flush();
+      await forgePublish(run.handle, [
+        { topic: 'deltas', value: forged() },
+        { topic: 'deltas', value: forged('guessed', 9) },
+        { topic: 'deltas', value: { type: 'reset-step', step: 1, attempt: 9 } },
+        // The right token for another step, and oversized or malformed pieces.
+        { topic: 'deltas', value: { ...forged(input!.streamToken), step: 2 } },
+        {
+          topic: 'deltas',
+          value: { ...forged(input!.streamToken), parts: [{ id: 'x', kind: 'text', text: 'forged'.repeat(10_000) }] },
+        },
+        {
+          topic: 'deltas',
+          value: { ...forged(input!.streamToken), parts: [{ id: 'x', kind: 'evil', text: 'forged' }] },
+        },
+      ]);
       // A batch the run already took, sent again with the same publisher and sequence (a resent signal): ignored.
       const resent = {
         items: [
@@ -446,9 +448,9 @@ describe('model deltas', () => {
   });
 });
 
-/** A stream item's wire form (base64 Payload proto), as the stream client encodes it. */
+/** A stream item's wire form (base64 Payload proto), as a Workflow Streams client encodes it. */
 function encodeItem(value: unknown): string {
-  return encodePayloadWire(defaultPayloadConverter.toPayload(value));
+  return encodeStreamData(defaultPayloadConverter.toPayload(value));
 }
 
 // Two worker processes started under tsx and a bundle: longer than the default timeout on a loaded machine.

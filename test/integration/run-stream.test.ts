@@ -1,9 +1,8 @@
-// One stream per run (since 0.4.0): watchers long-poll the run's WorkflowStream for its events and tool progress,
+// One stream per run (since 0.4.0): watchers long-poll the run's stream (Workflow Streams' protocol) for its events and tool progress,
 // share one subscription per process, resume from an offset across continue-as-new, and only the run's own tool
 // activity attempt can put progress on it. Runs without a stream (started before 0.4.0) keep the events query.
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Client } from '@temporalio/client';
@@ -16,6 +15,7 @@ import { ScriptedLanguageModel, type ScriptedRequest } from '../../src/models/sc
 import { createTool } from '../../src/tool/tool.js';
 import { createTestEnv, randomWorkflowId } from '../support/temporal.js';
 import { recordHistory, toolResultsSeen, withAgentWorker } from '../support/agent-harness.js';
+import { forgePublish } from '../support/hostile-watchers.js';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -164,15 +164,13 @@ describe('run stream', () => {
         await expect
           .poll(async () => (await run.state()).runningTools[0]?.progress?.seq ?? 0, { timeout: 15_000, interval: 50 })
           .toBeGreaterThanOrEqual(1);
-        // Another client, with the stream's own publisher: a guessed token, no token, a forged run event.
-        const forger = WorkflowStreamClient.create(env.client, run.id);
+        // Another client, speaking the stream's publish protocol: a guessed token, no token, a forged run event.
         const forged = { toolCallId: 'dl', seq: 999, value: 'forged', attempt: 1 };
-        forger.topic('progress').publish({ ...forged, token: 'guessed' });
-        forger.topic('progress').publish(forged);
-        forger
-          .topic('events')
-          .publish({ type: 'text', step: 1, text: 'forged', seq: 999, at: new Date().toISOString() });
-        await forger.flush();
+        await forgePublish(run.handle, [
+          { topic: 'progress', value: { ...forged, token: 'guessed' } },
+          { topic: 'progress', value: forged },
+          { topic: 'events', value: { type: 'text', step: 1, text: 'forged', seq: 999, at: new Date().toISOString() } },
+        ]);
         // A poll from an offset the run never reaches is refused at once (it would hold an update slot until the end).
         const poll = (args: unknown) =>
           run.handle.executeUpdate('__temporal_workflow_stream_poll', { args: [args] as [unknown] });

@@ -21,10 +21,6 @@ describe('workflow boundary lint', () => {
     ["import { createHash } from 'crypto';", 'Node built-ins are not allowed in workflow code.'],
     ["import { Worker } from '@temporalio/worker';", 'Workflow code may only use @temporalio/workflow.'],
     [
-      "import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';",
-      'Workflow code may only use @temporalio/workflow-streams/workflow.',
-    ],
-    [
       "import { createActivities } from '../activities/index.js';",
       'Workflow code may import worker-side code as types only',
     ],
@@ -43,7 +39,7 @@ describe('workflow boundary lint', () => {
         "import type { createActivities } from '../activities/index.js';",
         "import type { Tool } from '../src/tool/tool.js';",
         'export type Probe = ReturnType<typeof createActivities> | Tool;',
-        'export const probe = [condition, previewOutput, WorkflowStream];',
+        'export const probe = [condition, previewOutput];',
       ].join('\n'),
     );
     expect(errors).toEqual([]);

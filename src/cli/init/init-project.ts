@@ -24,7 +24,6 @@ interface Manifest {
   version?: string;
   dependencies?: Record<string, string>;
   devDependencies?: Record<string, string>;
-  overrides?: Record<string, Record<string, string>>;
 }
 
 /**
@@ -94,31 +93,9 @@ export function projectManifest(name: string, ours: Manifest): Record<string, un
       typescript: pinned('typescript'),
       vitest: pinned('vitest'),
     },
-    // npm applies `overrides` only in the project being installed, so durable-agent's own block does not reach this
-    // project: without it, npm nests a second @temporalio/workflow and /common under @temporalio/workflow-streams
-    // (which pins 1.23.0), and two copies of @temporalio/workflow in one workflow bundle break it.
-    overrides: consumerOverrides(ours),
     // npm 11 asks before running install scripts: these are the ones the Temporal worker and tsx depend on.
     allowScripts: { esbuild: true, '@swc/core': true, protobufjs: true },
   };
-}
-
-/**
- * durable-agent's `overrides` with each `$name` reference replaced by the version durable-agent pins: npm resolves
- * `$name` only against the project's direct dependencies, which a consumer's project does not have for these.
- */
-export function consumerOverrides(ours: Manifest): Record<string, Record<string, string>> {
-  return Object.fromEntries(
-    Object.entries(ours.overrides ?? {}).map(([parent, children]) => [
-      parent,
-      Object.fromEntries(
-        Object.entries(children).map(([pkg, version]) => [
-          pkg,
-          version.startsWith('$') ? pinnedVersion(ours, version.slice(1)) : version,
-        ]),
-      ),
-    ]),
-  );
 }
 
 function pinnedVersion(ours: Manifest, pkg: string): string {

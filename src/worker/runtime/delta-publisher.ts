@@ -1,5 +1,3 @@
-import { defaultPayloadConverter } from '@temporalio/common';
-import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import { getGlobalLogger } from '../../logger.js';
 import type { ModelDelta } from '../../models/call-model.js';
 import {
@@ -12,9 +10,10 @@ import {
   type DeltaPart,
   type DeltaPublish,
 } from '../../protocol/index.js';
+import { StreamPublisher } from './stream-publisher.js';
 
-/** How long the stream client retries one publish before it gives it up (deltas are for watchers, never the step). */
-const STREAM_RETRY = '10 seconds';
+/** How long one publish is retried before it is given up (deltas are for watchers, never the step). */
+const STREAM_RETRY_MS = 10_000;
 /** How long the end of a step waits for its last pieces to be published. */
 const CLOSE_TIMEOUT_MS = 5_000;
 /** Room kept under {@link MAX_DELTA_PUBLISH_BYTES} for the JSON around the pieces' text (ids, kinds, brackets). */
@@ -51,7 +50,7 @@ const PROBE_WATCHED_MS = 5_000;
  * Publishes one `generate` attempt's model output on the run stream's `deltas` topic as {@link DeltaPublish}
  * batches: the attempt's first piece at once (time to first token is what people feel), later ones together at most
  * once per interval, each batch at most {@link MAX_DELTA_PUBLISH_BYTES} (a longer piece is split), one publish at
- * a time in order. Publishing never fails the step: a publish that fails is retried by the stream client for a
+ * a time in order. Publishing never fails the step: a publish that fails is retried for a
  * while, then logged and dropped (the step's final message, which the run records, stands in for it).
  */
 export class DeltaPublisher {
@@ -63,7 +62,7 @@ export class DeltaPublisher {
   private lastSentAt = 0;
   private timer: NodeJS.Timeout | undefined;
   private pumping: Promise<void> | undefined;
-  private stream: WorkflowStreamClient | undefined;
+  private stream: StreamPublisher | undefined;
   private closed = false;
   private failures = 0;
   /** Whether pieces go out now: always without `whenWatched`; with it, while someone watches the run's stream. */
@@ -117,7 +116,7 @@ export class DeltaPublisher {
     if (!this.pumping && !this.stream) return;
     const drained = (async () => {
       while (this.pumping) await this.pumping;
-      await this.stream?.[Symbol.asyncDispose]();
+      await this.stream?.drain();
     })().catch((err: unknown) => this.failed(err));
     // A plain timer, cleared: an aborted `delay` would build an AbortError (a DOMException and its stack) per step.
     let timer: NodeJS.Timeout | undefined;
@@ -135,7 +134,6 @@ export class DeltaPublisher {
     this.timer = undefined;
     this.parts = [];
     this.ready.length = 0;
-    void this.stream?.[Symbol.asyncDispose]().catch((err: unknown) => this.failed(err));
   }
 
   /** Asks whether someone watches after `ms`; when someone starts watching, what was written so far goes out. */
@@ -227,17 +225,10 @@ export class DeltaPublisher {
   private async pump(): Promise<void> {
     for (let parts = this.ready.shift(); parts; parts = this.ready.shift()) {
       try {
-        this.stream ??= WorkflowStreamClient.fromWithinActivity({
-          batchInterval: this.options.intervalMs,
-          maxRetryDuration: STREAM_RETRY,
-        });
+        this.stream ??= new StreamPublisher(STREAM_RETRY_MS);
         const { token, step, attempt } = this.options;
         const item: DeltaPublish = { token, step, attempt, parts };
-        // A Payload from the default converter, which the workflow decodes with (the codec runs on the signal).
-        this.stream.topic(RUN_STREAM_TOPICS.deltas).publish(defaultPayloadConverter.toPayload(item), {
-          forceFlush: true,
-        });
-        await this.stream.flush();
+        await this.stream.publish([{ topic: RUN_STREAM_TOPICS.deltas, value: item }]);
       } catch (err) {
         this.failed(err);
       }

@@ -1,6 +1,4 @@
 import { Context } from '@temporalio/activity';
-import { defaultPayloadConverter } from '@temporalio/common';
-import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import { getGlobalLogger } from '../../logger.js';
 import {
   RUN_STREAM_TOPICS,
@@ -11,9 +9,10 @@ import {
   type ToolProgress,
 } from '../../protocol/index.js';
 import { toolProgressSignal } from '../../protocol/run-messages.js';
+import { StreamPublisher } from './stream-publisher.js';
 
-/** How long a progress batch is retried before it is given up (progress is for people watching, never the tool's fate). */
-const STREAM_RETRY = '10 seconds';
+/** How long a progress publish is retried before it is given up (progress is for people watching, never the tool's fate). */
+const STREAM_RETRY_MS = 10_000;
 
 /**
  * Reports a streaming tool's yields to its run (values shortened to a preview), at most one per interval and always
@@ -28,7 +27,7 @@ export class ProgressReporter {
   private timer: NodeJS.Timeout | undefined;
   private sending: Promise<void> = Promise.resolve();
   private readonly startedAt = Date.now();
-  private stream: WorkflowStreamClient | undefined;
+  private stream: StreamPublisher | undefined;
 
   constructor(
     private readonly run: RunRef,
@@ -63,8 +62,8 @@ export class ProgressReporter {
     this.timer = undefined;
     this.latest = undefined;
     await this.sending;
-    // Drains what was already handed to the stream (bounded by STREAM_RETRY).
-    await this.stream?.[Symbol.asyncDispose]().catch((err: unknown) => this.failed(err));
+    // Drains what was already handed to the stream (bounded by STREAM_RETRY_MS).
+    await this.stream?.drain();
   }
 
   private flush(): void {
@@ -86,17 +85,12 @@ export class ProgressReporter {
 
   private publish(progress: ToolProgress, token: string): void {
     try {
-      // The stream's client batches (one signal per flush) and retries a batch with the same sequence.
-      this.stream ??= WorkflowStreamClient.fromWithinActivity({
-        batchInterval: this.intervalMs,
-        maxRetryDuration: STREAM_RETRY,
-      });
+      // One signal per send (a send is throttled to the interval); a resent one keeps its sequence.
+      this.stream ??= new StreamPublisher(STREAM_RETRY_MS);
       const item: ProgressPublish = { ...progress, token, attempt: Context.current().info.attempt };
-      // A Payload from the default converter, which the workflow decodes with: a client's custom converter is not
-      // involved (the codec still runs on the signal that carries the batch).
       this.stream
-        .topic(RUN_STREAM_TOPICS.progress)
-        .publish(defaultPayloadConverter.toPayload(item), { forceFlush: true });
+        .publish([{ topic: RUN_STREAM_TOPICS.progress, value: item }])
+        .catch((err: unknown) => this.failed(err));
     } catch (err) {
       this.failed(err);
     }
