@@ -32,8 +32,10 @@ export type Command =
       watch: boolean;
       /** Never ask to decide inline, even in a terminal. */
       noPrompt: boolean;
+      /** Who decides inline (default: $USER, else the OS user). */
+      approver?: string;
     }
-  | { name: 'watch'; runId: string; after: number; noPrompt: boolean }
+  | { name: 'watch'; runId: string; after: number; noPrompt: boolean; approver?: string }
   | { name: 'chat'; agent: string; conversationId?: string; userId?: string }
   | { name: 'approve'; runId: string; toolCallId: string; reason?: string; approver?: string }
   | { name: 'deny'; runId: string; toolCallId: string; reason?: string; approver?: string }
@@ -95,6 +97,7 @@ export function parseCommand(argv: readonly string[]): Command {
         ...optional('workflowId', text('id')),
         watch: values.watch === true,
         noPrompt: values['no-prompt'] === true,
+        ...optional('approver', text('approver')),
       };
     }
     case 'chat':
@@ -110,6 +113,7 @@ export function parseCommand(argv: readonly string[]): Command {
         runId: args[0]!,
         after: parseCount(text('after'), '--after', 0, name),
         noPrompt: values['no-prompt'] === true,
+        ...optional('approver', text('approver')),
       };
     case 'approve':
     case 'deny':

@@ -24,6 +24,8 @@ export interface InlineContext {
   style: Style;
   /** The person at the terminal: recorded as the approver of a decision and the responder of an answer. */
   person: string | undefined;
+  /** Where the person's name comes from (`--approver`, `$USER`, the OS account), said when they are asked. */
+  personFrom?: string;
 }
 
 /** Something a run waits for that can be answered inline. */
@@ -44,27 +46,31 @@ export type ApprovalAnswer = { approved: true } | { approved: false; reason?: st
 const MAX_TRIES = 3;
 
 /**
- * Asks y/n/skip for a pending approval (and, on no, an optional reason for the model). Resolves `undefined` when
- * input ended or was interrupted. Shared by `watch` and the demo's --interactive.
+ * Asks y/n/skip for a pending approval, one key without Enter in a terminal (and, on no, an optional reason for the
+ * model, a line). `as` names who decides, and where that name comes from. Resolves `undefined` when input ended or
+ * was interrupted. Shared by `watch` and the demo's --interactive.
  */
 export async function askApproval(
   prompter: Prompter,
   request: Pick<ApprovalRequested, 'toolName' | 'args'>,
   style: Style,
-  options: { allowSkip?: boolean } = {},
+  options: { allowSkip?: boolean; as?: { name: string; from?: string | undefined } } = {},
 ): Promise<ApprovalAnswer | undefined> {
   const choices = options.allowSkip === false ? '[y/n]' : '[y]es / [n]o / [s]kip';
-  const question = `${style.bold('Approve')} ${style.cyan(terminalSafeLine(request.toolName))} ${formatValue(request.args)}? ${choices} `;
+  const who = options.as
+    ? ` as ${style.bold(terminalSafeLine(options.as.name))}${options.as.from ? style.dim(` (${options.as.from})`) : ''}`
+    : '';
+  const question = `${style.bold('Approve')} ${style.cyan(terminalSafeLine(request.toolName))} ${formatValue(request.args)}${who}? ${choices} `;
   for (let tries = 0; tries < MAX_TRIES; tries++) {
-    const answer = await prompter.ask(question);
+    const answer = await prompter.key(question);
     if (answer === undefined) return undefined;
-    if (/^y(es)?$/i.test(answer)) return { approved: true };
-    if (/^no?$/i.test(answer)) {
+    if (answer === 'y') return { approved: true };
+    if (answer === 'n') {
       const reason = await prompter.ask('Reason, for the model (optional): ');
       if (reason === undefined) return undefined;
       return { approved: false, ...(reason ? { reason } : {}) };
     }
-    if (options.allowSkip !== false && (answer === '' || /^s(kip)?$/i.test(answer))) return 'skip';
+    if (options.allowSkip !== false && (answer === '' || answer === 's')) return 'skip';
   }
   return 'skip';
 }
@@ -74,7 +80,8 @@ export const approvalAction: InlineAction<ApprovalRequested> = {
   matches: (event): event is ApprovalRequested => event.type === 'approval-requested',
   isPending: (event, state) => state.pendingApprovals.some((pending) => pending.toolCallId === event.toolCallId),
   async answer(event, ctx) {
-    const answer = await askApproval(ctx.prompter, event, ctx.style);
+    const as = ctx.person !== undefined ? { name: ctx.person, from: ctx.personFrom } : undefined;
+    const answer = await askApproval(ctx.prompter, event, ctx.style, as ? { as } : {});
     if (answer === undefined) return false;
     if (answer === 'skip') {
       ctx.note(ctx.style.dim('Skipped; the run keeps waiting. Decide later with the commands above.'));

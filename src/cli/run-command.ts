@@ -1,5 +1,6 @@
 // Carries out a parsed command against Temporal through AgentClient / AgentRun, writing what happened for a
 // person. Every command returns its exit status; errors are thrown and explained by the caller.
+import { userInfo } from 'node:os';
 import type { AgentClient } from '../client/agent-client.js';
 import type { AgentRun } from '../client/agent-run.js';
 import type { RunStreamPart } from '../client/run-stream.js';
@@ -56,6 +57,8 @@ export interface CommandContext {
   requestTimeoutMs: number;
   /** Asks a person to decide pending approvals inline during a watch; absent when nobody is at a terminal. */
   prompter?: Prompter;
+  /** Who decides inline (`--approver`); default: see {@link personAtTerminal}. */
+  approver?: string;
 }
 
 /** Exit status of a watch interrupted by the user (as a shell reports SIGINT). */
@@ -92,18 +95,14 @@ async function dispatch(command: ClientCommand, ctx: CommandContext): Promise<nu
         ctx.out(style.dim(`Watch it: ${CLI_COMMAND} watch ${shellQuote(run.id)}`));
         return 0;
       }
-      return await watch(run, 0, command.noPrompt ? { ...ctx, prompter: undefined } : ctx);
+      return await watch(run, 0, watching(command, ctx));
     }
     case 'chat':
       return await chat(command, ctx, watch, defaultPerson(ctx.env));
     case 'ui':
       return await uiCommand(command, ctx, defaultPerson(ctx.env));
     case 'watch':
-      return await watch(
-        ctx.client.getRun(command.runId),
-        command.after,
-        command.noPrompt ? { ...ctx, prompter: undefined } : ctx,
-      );
+      return await watch(ctx.client.getRun(command.runId), command.after, watching(command, ctx));
     case 'approve':
     case 'deny': {
       const run = ctx.client.getRun(command.runId);
@@ -284,7 +283,7 @@ async function offerInline(
     out: (text) => ctx.out(text),
     note: (text) => ctx.note(text),
     style: ctx.style,
-    person: defaultPerson(ctx.env),
+    ...personAtTerminal(ctx.env, ctx.approver),
   };
   return await action.answer(event, inline);
 }
@@ -368,6 +367,36 @@ function isEnded(state: RunState): boolean {
 /** Who is at this terminal, recorded as the approver or responder unless one is given. */
 function defaultPerson(env: Record<string, string | undefined>): string | undefined {
   return env.USER ?? env.USERNAME ?? env.LOGNAME;
+}
+
+/** The context a `watch` (or `start --watch`) runs in: no prompter with --no-prompt, the approver it names. */
+function watching(command: { noPrompt: boolean; approver?: string }, ctx: CommandContext): CommandContext {
+  return {
+    ...ctx,
+    ...(command.noPrompt ? { prompter: undefined } : {}),
+    ...(command.approver !== undefined ? { approver: command.approver } : {}),
+  };
+}
+
+/**
+ * Who decides at the terminal, and where the name comes from: `--approver`, else `$USER` (`$USERNAME`, `$LOGNAME`),
+ * else the OS account running the CLI.
+ */
+export function personAtTerminal(
+  env: Record<string, string | undefined>,
+  approver?: string,
+): { person: string | undefined; personFrom?: string } {
+  if (approver !== undefined) return { person: approver, personFrom: '--approver' };
+  for (const name of ['USER', 'USERNAME', 'LOGNAME'] as const) {
+    const value = env[name];
+    if (value) return { person: value, personFrom: `$${name}` };
+  }
+  try {
+    return { person: userInfo().username, personFrom: 'OS user' };
+  } catch {
+    // No account name (a container user without a passwd entry): the decision records no approver.
+    return { person: undefined };
+  }
 }
 
 /** With the key web handlers sign claims with, `state` can say whether a run's signed claims verify. */

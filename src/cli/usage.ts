@@ -79,6 +79,11 @@ export const COMMANDS = {
         type: 'boolean',
         help: 'Never ask about a pending approval or elicitation (default: ask in a terminal).',
       },
+      approver: {
+        type: 'string',
+        value: 'A',
+        help: 'Who decides inline, recorded (default: $USER, else the OS user).',
+      },
       help: HELP,
     },
   },
@@ -103,6 +108,11 @@ export const COMMANDS = {
       'no-prompt': {
         type: 'boolean',
         help: 'Never ask about a pending approval or elicitation (default: ask in a terminal).',
+      },
+      approver: {
+        type: 'string',
+        value: 'A',
+        help: 'Who decides inline, recorded (default: $USER, else the OS user).',
       },
       help: HELP,
     },

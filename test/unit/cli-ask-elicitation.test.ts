@@ -17,6 +17,9 @@ function scriptedPerson(lines: (string | undefined)[]) {
       if (lines.length === 0) throw new Error(`asked more than scripted:\n${question}`);
       return Promise.resolve(lines.shift());
     },
+    key() {
+      throw new Error('an elicitation is answered in lines, never by a single key');
+    },
     close() {},
   };
   return { prompter, asked, left: () => lines.length };

@@ -147,6 +147,10 @@ describe('hostile text through every CLI output path', () => {
           seen.push(question);
           return Promise.resolve(answers.shift());
         },
+        key: (question: string) => {
+          seen.push(question);
+          return Promise.resolve(answers.shift());
+        },
         close: () => {},
       },
       out: (text) => seen.push(text),
