@@ -1,7 +1,7 @@
 // This repository as a consumer gets it: built and packed (`npm pack`) into a temporary folder outside the
 // repository, with helpers that run commands there in a clean environment (Node 24 of this repository first, no
 // Temporal, model or npm-script settings, a fresh user cache so the Temporal CLI is installed as a newcomer's is).
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -27,7 +27,10 @@ export interface PackedPackage {
     cwd: string,
     extra?: Record<string, string>,
   ): Promise<{ stdout: string; stderr: string }>;
-  /** Removes the folder (the build happened there too). */
+  /**
+   * Removes the folder (the build happened there too), in a detached `rm` that outlives the test process: projects
+   * installed there hold thousands of files, which a loaded machine takes minutes to delete.
+   */
   cleanup(): void;
 }
 
@@ -64,7 +67,11 @@ export async function buildAndPack(prefix: string): Promise<PackedPackage> {
       );
     }
   };
-  const cleanup = () => rmSync(work, { recursive: true, force: true });
+  const cleanup = () => {
+    const rm = spawn('rm', ['-rf', work], { detached: true, stdio: 'ignore' });
+    rm.on('error', () => rmSync(work, { recursive: true, force: true }));
+    rm.unref();
+  };
   try {
     const source = await stageSources(join(work, 'source'));
     await sh('npm', ['run', 'build'], source);
@@ -99,4 +106,32 @@ async function stageSources(into: string): Promise<string> {
 export function tarballBytes(tarball: string): ArrayBuffer {
   const file = readFileSync(tarball);
   return file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength);
+}
+
+/**
+ * An npm cache whose npx folder is empty (no earlier `npx --package` install of anything), sharing the content of
+ * the user's npm cache so that packages are not downloaded again: what a newcomer's first `npx` sees, minus the wait.
+ */
+export async function freshNpxCache(into: string): Promise<string> {
+  const { stdout } = await exec('npm', ['config', 'get', 'cache']);
+  mkdirSync(into, { recursive: true });
+  const content = join(stdout.trim(), '_cacache');
+  mkdirSync(content, { recursive: true });
+  symlinkSync(content, join(into, '_cacache'), 'dir');
+  return into;
+}
+
+/**
+ * The folder of a Node.js binary of `version`, installed from the npm registry's `node-<platform>-<arch>` package
+ * (the binary the `node` package itself installs) into `into`.
+ */
+export async function installNode(packed: PackedPackage, version: string, into: string): Promise<string> {
+  mkdirSync(into, { recursive: true });
+  const pkg = `node-${process.platform}-${process.arch}`;
+  await packed.sh(
+    'npm',
+    ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', into, `${pkg}@${version}`],
+    into,
+  );
+  return join(into, 'node_modules', pkg, 'bin');
 }
