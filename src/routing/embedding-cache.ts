@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { DEFAULT_EMBEDDING_CACHE_BYTES } from './constants.js';
 
 /** Options of {@link EmbeddingCache}. */
@@ -31,17 +32,14 @@ export interface ResolvedEmbeddings {
 export type EmbedMissing = (texts: string[]) => Promise<{ embeddings: ArrayLike<number>[]; calls: number }>;
 
 interface Entry {
+  modelKey: string;
+  text: string;
   vector: Float32Array;
   bytes: number;
-  /** Logical time of the last use: the smallest is the least recently used. */
-  used: number;
 }
 
 // Map overhead per entry, roughly: the entry object, the typed array header, the Map slot.
 const ENTRY_OVERHEAD_BYTES = 96;
-// Eviction frees down to this share of the budget, so a pool slightly bigger than the cache does not evict on
-// every insert.
-const EVICT_TO = 0.9;
 const encoder = new TextEncoder();
 
 /**
@@ -49,7 +47,7 @@ const encoder = new TextEncoder();
  * agent, run and strategy on it: a per-run routing override keeps the cache (VoltAgent rebuilds it per call).
  * Keyed by text rather than tool name, so a changed tool misses (and is re-embedded) while every unchanged tool
  * hits, and two agents with the same tool share one vector. Bounded in bytes; least recently used entries are
- * evicted first (down to 90% of the budget at a time). Vectors are stored as float32 (half the memory of numbers; cosine scores differ by < 1e-6).
+ * evicted first. Vectors are stored as float32 (half the memory of numbers; cosine scores differ by < 1e-6).
  *
  * Concurrent `resolve` calls that miss the same text embed it once: the second waits for the first.
  */
@@ -58,10 +56,10 @@ export class EmbeddingCache {
   // Model → text → entry. Nested rather than one `model + text` key: tool texts are memoized strings whose hash V8
   // keeps, while a concatenated key would be built and hashed anew on every lookup of every search.
   private readonly models = new Map<string, Map<string, Entry>>();
-  private count = 0;
-  private clock = 0;
+  // Recency and the byte budget. Keyed by the entry object itself (hashed by identity, so no key is built); an
+  // entry it drops, evicted or replaced, leaves `models` in `forget`.
+  private readonly recency: LRUCache<Entry, true>;
   private readonly inFlight = new Map<string, Promise<Float32Array>>();
-  private bytes = 0;
   private hits = 0;
   private misses = 0;
   private evictions = 0;
@@ -72,13 +70,22 @@ export class EmbeddingCache {
       throw new RangeError(`EmbeddingCache maxBytes must be a non-negative number of bytes, got ${maxBytes}.`);
     }
     this.maxBytes = maxBytes;
+    this.recency = new LRUCache<Entry, true>({
+      // lru-cache wants a positive budget; with none, `set` stores nothing (every entry has a size).
+      maxSize: Math.max(1, maxBytes),
+      sizeCalculation: (_, entry) => entry.bytes,
+      dispose: (_, entry, reason) => {
+        if (reason === 'evict') this.evictions += 1;
+        this.forget(entry);
+      },
+    });
   }
 
   /** The cached vector of a text, marking it recently used; undefined on a miss. */
   get(modelKey: string, text: string): Float32Array | undefined {
     const entry = this.models.get(modelKey)?.get(text);
     if (!entry) return undefined;
-    entry.used = ++this.clock;
+    this.recency.get(entry);
     return entry.vector;
   }
 
@@ -87,22 +94,17 @@ export class EmbeddingCache {
     const stored = Float32Array.from(vector);
     const bytes =
       encoder.encode(modelKey).length + encoder.encode(text).length + stored.byteLength + ENTRY_OVERHEAD_BYTES;
-    let texts = this.models.get(modelKey);
-    const previous = texts?.get(text);
-    if (previous) {
-      texts!.delete(text);
-      this.bytes -= previous.bytes;
-      this.count -= 1;
-    }
+    const previous = this.models.get(modelKey)?.get(text);
+    if (previous) this.recency.delete(previous);
     if (bytes > this.maxBytes) return;
+    let texts = this.models.get(modelKey);
     if (!texts) {
       texts = new Map();
       this.models.set(modelKey, texts);
     }
-    texts.set(text, { vector: stored, bytes, used: ++this.clock });
-    this.bytes += bytes;
-    this.count += 1;
-    if (this.bytes > this.maxBytes) this.evict();
+    const entry: Entry = { modelKey, text, vector: stored, bytes };
+    texts.set(text, entry);
+    this.recency.set(entry, true);
   }
 
   /** True when the text's vector is cached (does not change recency). */
@@ -178,8 +180,8 @@ export class EmbeddingCache {
   /** Counters since the cache was created. */
   stats(): EmbeddingCacheStats {
     return {
-      entries: this.count,
-      bytes: this.bytes,
+      entries: this.recency.size,
+      bytes: this.recency.calculatedSize,
       hits: this.hits,
       misses: this.misses,
       evictions: this.evictions,
@@ -188,25 +190,15 @@ export class EmbeddingCache {
 
   /** Drops every entry (counters are kept). */
   clear(): void {
-    this.models.clear();
-    this.bytes = 0;
-    this.count = 0;
+    this.recency.clear();
   }
 
-  /** Drops least recently used entries until the cache holds at most {@link EVICT_TO} of its budget. */
-  private evict(): void {
-    const all: Array<{ texts: Map<string, Entry>; text: string; entry: Entry }> = [];
-    for (const texts of this.models.values()) for (const [text, entry] of texts) all.push({ texts, text, entry });
-    all.sort((a, b) => a.entry.used - b.entry.used);
-    const target = this.maxBytes * EVICT_TO;
-    for (const { texts, text, entry } of all) {
-      if (this.bytes <= target) break;
-      texts.delete(text);
-      this.bytes -= entry.bytes;
-      this.count -= 1;
-      this.evictions += 1;
-    }
-    for (const [model, texts] of this.models) if (texts.size === 0) this.models.delete(model);
+  /** Removes an entry the recency list dropped from the lookup maps (unless a newer entry took its place). */
+  private forget(entry: Entry): void {
+    const texts = this.models.get(entry.modelKey);
+    if (texts?.get(entry.text) !== entry) return;
+    texts.delete(entry.text);
+    if (texts.size === 0) this.models.delete(entry.modelKey);
   }
 }
 

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import MiniSearch, { type SearchOptions } from 'minisearch';
 import { contentWords } from '../../models/words.js';
 import { describeParameters, splitName } from '../tool-text.js';
@@ -45,11 +46,11 @@ const SEARCH_OPTIONS: SearchOptions = {
  * searched). Indexes are kept per pool and rebuilt when a tool changes.
  */
 export class LexicalToolSearchStrategy implements ToolSearchStrategy {
-  private readonly indexes = new Map<string, IndexedPool>();
-  private readonly maxIndexes: number;
+  // Keyed by the pool's tool names; the least recently searched pool's index goes first.
+  private readonly indexes: LRUCache<string, IndexedPool>;
 
   constructor(options: LexicalToolSearchStrategyOptions = {}) {
-    this.maxIndexes = Math.max(1, options.maxIndexes ?? 8);
+    this.indexes = new LRUCache({ max: Math.max(1, options.maxIndexes ?? 8) });
   }
 
   /** {@link ToolSearchStrategy.select}: the selections of {@link rank}. */
@@ -88,11 +89,7 @@ export class LexicalToolSearchStrategy implements ToolSearchStrategy {
     const key = candidates.map((candidate) => candidate.name).join('\u0000');
     const cached = this.indexes.get(key);
     // Candidates are memoized per tool object, so an unchanged pool gives the very same objects.
-    if (cached && sameObjects(cached.candidates, candidates)) {
-      this.indexes.delete(key);
-      this.indexes.set(key, cached);
-      return cached;
-    }
+    if (cached && sameObjects(cached.candidates, candidates)) return cached;
     const index = new MiniSearch<IndexedTool>({
       fields: ['name', 'description', 'tags', 'parameters'],
       tokenize: contentWords,
@@ -108,9 +105,7 @@ export class LexicalToolSearchStrategy implements ToolSearchStrategy {
       })),
     );
     const pool = { candidates: [...candidates], index };
-    this.indexes.delete(key);
     this.indexes.set(key, pool);
-    while (this.indexes.size > this.maxIndexes) this.indexes.delete(this.indexes.keys().next().value!);
     return pool;
   }
 }
