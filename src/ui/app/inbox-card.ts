@@ -148,8 +148,10 @@ function body(item: InboxItem, run: InboxRun | undefined, act: Act): HTMLElement
     }
     case 'client-tool': {
       const args = h('pre', { class: 'args' }, pretty(item.args));
+      const label = h('div', { class: 'box-label' }, 'Arguments');
       if (run && !run.yours) {
-        return [args, h('p', { class: 'muted' }, `Only ${run.userId ?? "the run's user"} gives this tool its result.`)];
+        const only = h('p', { class: 'muted' }, `Only ${run.userId ?? "the run's user"} gives this tool its result.`);
+        return [label, args, only];
       }
       const output = h('textarea', { class: 'output', placeholder: 'Result as JSON, e.g. "blue" or {"ok":true}' });
       const submit = () =>
@@ -164,6 +166,7 @@ function body(item: InboxItem, run: InboxRun | undefined, act: Act): HTMLElement
           return 'Submitted.';
         });
       return [
+        label,
         args,
         output,
         h(
