@@ -3,6 +3,14 @@ import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  findMarked,
+  findMarkedSync,
+  ownMarks,
+  signalProcesses,
+  STDIO_OWNER_ENV,
+  stdioOwnerMark,
+} from './stdio-reaper.js';
 
 /** How long a closing server gets after its stdin ends, then after SIGTERM, before SIGKILL. */
 const CLOSE_GRACE_MS = 2000;
@@ -13,12 +21,15 @@ const liveGroups = new Set<number>();
 let exitHookInstalled = false;
 
 /**
- * SIGKILLs every stdio server process group still alive. Runs on `process.on('exit')` (a second signal's
- * `process.exit`, an uncaught error), so a worker that stops at once leaves no server running (ppid 1) behind.
+ * SIGKILLs every stdio server process group still alive, and every process carrying one of this process's server
+ * marks (a grandchild that left its group). Runs on `process.on('exit')` (a second signal's `process.exit`, an
+ * uncaught error), so a worker that stops at once leaves no server running (ppid 1) behind. A worker killed outright
+ * runs nothing: its reaper ends them (see stdio-reaper.ts).
  */
 export function killStdioServerGroups(): void {
   for (const group of liveGroups) signalGroup(group, 'SIGKILL');
   liveGroups.clear();
+  signalProcesses(findMarkedSync(ownMarks()), 'SIGKILL');
 }
 
 /** What {@link GroupStdioTransport} starts. */
@@ -37,7 +48,9 @@ export interface GroupStdioOptions {
  * transport signals only the process it spawned: a server started through a wrapper (`sh -c "node server.js"`,
  * `npx`) left the real server running after close, and kept the worker from exiting. This one, on close (and when
  * the spawned process exits by itself), ends stdin, then signals the whole group (SIGTERM, then SIGKILL), and
- * destroys the pipes. stderr is always piped (`onStderr`), never inherited.
+ * destroys the pipes. stderr is always piped (`onStderr`), never inherited. Every process of the server carries its
+ * mark ({@link STDIO_OWNER_ENV}), so one that left the group (a daemonizing grandchild) is ended too, and the worker's
+ * reaper ends them all if the worker is killed. Close takes at most twice `CLOSE_GRACE_MS`, and a little more.
  */
 export class GroupStdioTransport implements Transport {
   onclose?: () => void;
@@ -45,6 +58,7 @@ export class GroupStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   private child?: ChildProcess;
   private group?: number;
+  private mark?: string;
   private readonly readBuffer: ReadBuffer;
   private closed = false;
 
@@ -60,9 +74,11 @@ export class GroupStdioTransport implements Transport {
   start(): Promise<void> {
     if (this.child) throw new Error('GroupStdioTransport already started');
     installExitHook();
+    const mark = POSIX ? stdioOwnerMark() : undefined;
+    this.mark = mark;
     return new Promise((resolve, reject) => {
       const child = spawn(this.options.command, this.options.args, {
-        env: { ...getDefaultEnvironment(), ...this.options.env },
+        env: { ...getDefaultEnvironment(), ...this.options.env, ...(mark ? { [STDIO_OWNER_ENV]: mark } : {}) },
         cwd: this.options.cwd,
         stdio: ['pipe', 'pipe', 'pipe'],
         detached: POSIX,
@@ -114,7 +130,10 @@ export class GroupStdioTransport implements Transport {
     });
   }
 
-  /** Ends the server: stdin closed, then SIGTERM and SIGKILL to its whole process group; pipes destroyed. */
+  /**
+   * Ends the server: stdin closed, then SIGTERM and SIGKILL to its whole process group and every process with its
+   * mark; pipes destroyed. Bounded: a server that ignores both is SIGKILLed after twice `CLOSE_GRACE_MS`.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -126,12 +145,18 @@ export class GroupStdioTransport implements Transport {
       // Already closed.
     }
     if (child && group !== undefined) {
+      const mark = this.mark;
+      const marked = (value: string) => value === mark;
       await waitUntil(() => !groupAlive(group), CLOSE_GRACE_MS);
-      if (groupAlive(group)) {
+      // Processes that left the group are found by their mark, once per phase (a scan reads every process's).
+      const strays = await findMarked(marked);
+      if (groupAlive(group) || strays.length > 0) {
         signalGroup(group, 'SIGTERM');
-        await waitUntil(() => !groupAlive(group), CLOSE_GRACE_MS);
+        signalProcesses(strays, 'SIGTERM');
+        await waitUntil(() => !groupAlive(group) && !strays.some(processAlive), CLOSE_GRACE_MS);
+        if (groupAlive(group)) signalGroup(group, 'SIGKILL');
+        signalProcesses(await findMarked(marked), 'SIGKILL');
       }
-      if (groupAlive(group)) signalGroup(group, 'SIGKILL');
       liveGroups.delete(group);
     } else if (child && child.exitCode === null) {
       child.kill('SIGKILL');
@@ -159,6 +184,15 @@ function signalGroup(group: number, signal: NodeJS.Signals): void {
   }
 }
 
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function groupAlive(group: number): boolean {
   try {
     process.kill(-group, 0);
@@ -168,7 +202,11 @@ function groupAlive(group: number): boolean {
   }
 }
 
+/**
+ * Polls until `done` or the timeout. The timers keep the process running: a stopping worker whose loop holds nothing
+ * else (the server's own process gone, its group not) must still finish closing, or the `await` never returns.
+ */
 async function waitUntil(done: () => boolean, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
-  while (!done() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50).unref());
+  while (!done() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
 }
