@@ -149,6 +149,7 @@ export class AgUiEventMapper {
     } else if (part.type === 'event') {
       const { event } = part;
       if (event.type === 'text') this.finalText(event.step, event.text, undefined);
+      else if (event.type === 'tool-call') this.finalCall(event, undefined);
       else if (event.type === 'step-finished') this.stepDone(event.step, undefined);
     }
   }
