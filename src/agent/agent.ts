@@ -9,7 +9,7 @@ import { checkAgentLocalTools } from '../tool/local-tool.js';
 import { ToolManager } from '../tool/tool-manager.js';
 import type { AnyTool } from '../tool/tool.js';
 import type { ToolItem } from '../tool/toolkit.js';
-import { durationToMs } from './duration.js';
+import { durationToMs } from '../duration.js';
 import type { MCPConfiguration } from '../mcp/configuration.js';
 import { mergeRunTools } from './run-tools.js';
 import { assembleSystemPrompt } from './system-prompt.js';

@@ -1,4 +1,4 @@
-import { durationToMs } from '../agent/duration.js';
+import { durationToMs } from '../duration.js';
 import { getGlobalLogger } from '../logger.js';
 import type { AnyTool } from '../tool/tool.js';
 import type { MCPAuthorizationConfig } from './authorization.js';

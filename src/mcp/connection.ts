@@ -23,6 +23,7 @@ import { LinearJsonSchemaValidator } from './schema-validator.js';
 import type { Redactor } from './secrets.js';
 import { MAX_SERVER_MESSAGE_BYTES, createTransport, transportKinds } from './transport.js';
 import type { MCPServerConfig, MCPTransportKind } from './types.js';
+import type { McpProgress } from '../protocol/mcp-call.js';
 
 // The SDK arms a plain setTimeout with the request timeout; ours is enforced by a PausableDeadline instead, so
 // the SDK's is set to the largest delay a timer accepts (a larger one would fire at once).
@@ -31,12 +32,8 @@ const STDERR_TAIL_CHARS = 2000;
 const PROBE_TIMEOUT_MS = 5000;
 const MAX_LIST_PAGES = 50;
 
-/** A progress notification of a running call. */
-export interface McpProgress {
-  progress: number;
-  total?: number;
-  message?: string;
-}
+/** A progress notification of a running call (the protocol's type, which the tool library names too). */
+export type { McpProgress };
 
 /** Options of one call on a connection. */
 export interface ConnectionCallOptions {

@@ -1,35 +1,18 @@
 import { checkElicitationResponse } from '../protocol/elicitation-answer.js';
 import { ELICITATION_LIMITS } from '../protocol/elicitation.js';
 import type { JsonObject } from '../protocol/json.js';
+import type { McpElicitationAnswer, McpElicitationContent, McpElicitationRequest } from '../protocol/mcp-call.js';
 import { toJsonValue } from '../tool/json-safe.js';
 import { utf8Bytes } from './bytes.js';
 import type { Redactor } from './secrets.js';
 
-/** A server's question to a person (`elicitation/create`, form mode), as plain, bounded, secret-free JSON. */
-export interface McpElicitationRequest {
-  /** The server that asks. */
-  serverName: string;
-  /** What to ask. A blank message is replaced by the schema's description or its first field's. */
-  message: string;
-  /** A flat JSON Schema object of the answer's fields (strings, numbers, booleans, enums). */
-  requestedSchema: JsonObject;
-  mode: 'form';
-}
-
-/** Content of an accepted elicitation: field name to a primitive value or a list of enum strings. */
-export type McpElicitationContent = Record<string, string | number | boolean | string[]>;
-
-/** A person's answer: `accept` with content, `decline` (said no), or `cancel` (dismissed, or nobody answered). */
-export type McpElicitationAnswer =
-  | { action: 'accept'; content: McpElicitationContent }
-  | { action: 'decline'; content?: undefined }
-  | { action: 'cancel'; content?: undefined };
-
-/** Answers elicitations. `signal` fires when the call that asked is cancelled or the server withdraws the request. */
-export type McpElicitationHandler = (
-  request: McpElicitationRequest,
-  context: { signal: AbortSignal },
-) => McpElicitationAnswer | Promise<McpElicitationAnswer>;
+// The call's types are the protocol's, so the tool library can name them without importing the MCP client.
+export type {
+  McpElicitationAnswer,
+  McpElicitationContent,
+  McpElicitationHandler,
+  McpElicitationRequest,
+} from '../protocol/mcp-call.js';
 
 /** The bounds on questions and answers, shared with the run (see `src/protocol/elicitation.ts`). */
 export { ELICITATION_LIMITS };

@@ -1,7 +1,6 @@
 import type { ModelMessage } from 'ai';
 import { getGlobalLogger } from '../logger.js';
-import type { McpProgress } from '../mcp/connection.js';
-import type { McpElicitationHandler } from '../mcp/elicitation.js';
+import type { McpElicitationHandler, McpProgress } from '../protocol/mcp-call.js';
 import type { ToolExecuteOptions } from './tool.js';
 
 /**

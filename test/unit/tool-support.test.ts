@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { durationToMs } from '../../src/agent/duration.js';
+import { durationToMs } from '../../src/duration.js';
 import { assembleSystemPrompt } from '../../src/agent/system-prompt.js';
 import { createConsoleLogger, getGlobalLogger, setGlobalLogger, type Logger } from '../../src/logger.js';
 import { evaluateNeedsApproval } from '../../src/tool/approval.js';
