@@ -19,6 +19,7 @@ import { createTestEnv, randomWorkflowId, testServer } from '../support/temporal
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const watcher = fileURLToPath(new URL('../support/python/watch_run.py', import.meta.url));
 const sender = fileURLToPath(new URL('../support/python/send_follow_up.py', import.meta.url));
+const assembler = fileURLToPath(new URL('../support/python/assemble_text.py', import.meta.url));
 // Installed by `npm test` (scripts/install-python-client.mjs); the script prints the interpreter's path.
 const python = spawnSync(process.execPath, ['scripts/install-python-client.mjs'], {
   cwd: root,
@@ -158,6 +159,45 @@ describe.skipIf(missing)('a Python client', () => {
       expect(second).toContain('heard: my name is Ana');
       expect(second).toContain('what is my name?');
       expect(await conversation.turn(2).text()).toBe('heard: what is my name?');
+    });
+  }, 60_000);
+
+  it('assembles a streamed answer whose model call failed mid-answer exactly as the run recorded it, by the documented format', async () => {
+    const answer = Array.from({ length: 20 }, (_, i) => `word${i + 1}`).join(' ');
+    const model = new ScriptedLanguageModel([
+      { text: answer, stream: { chunkChars: 4, chunkDelayMs: 40, failAfterChunks: 10 } },
+      { text: answer, stream: { chunkChars: 4, chunkDelayMs: 40 } },
+    ]);
+    const agent = new Agent({
+      name: 'flaky-speaker',
+      instructions: '',
+      model,
+      activity: { generate: { retry: { initialInterval: '200ms' } } },
+    });
+    await withAgentWorker(env, [agent], async ({ start }) => {
+      // Watched from the start, so the failed attempt publishes a prefix that the retry's reset voids.
+      const run = await start('flaky-speaker', 'speak', { streaming: { watched: true } });
+      const { address, namespace } = testServer();
+      const child = spawn(python, [assembler, address, namespace, run.handle.workflowId], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      expect(exited, stderr).toBe(0);
+      const seen = JSON.parse(stdout) as {
+        steps: Record<string, string>;
+        final: Record<string, string>;
+        resets: number;
+      };
+      expect((await run.result()).text).toBe(answer);
+      expect(model.callCount).toBe(2);
+      expect(seen.resets).toBe(1);
+      // Every word, once: from the deltas alone, with the reset applied, as a TypeScript watcher assembles it.
+      expect(seen.steps['1']).toBe(answer);
+      expect(seen.final['1']).toBe(answer);
     });
   }, 60_000);
 });
