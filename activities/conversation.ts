@@ -3,7 +3,7 @@
 // `authorizeDecision`), and the agent's compaction settings.
 import { Context } from '@temporalio/activity';
 import { generateText } from 'ai';
-import { transcriptFromHistory } from '../src/client/history/transcript-from-history.js';
+import { transcriptFromHistory } from '../src/history/transcript-from-history.js';
 import { getGlobalLogger } from '../src/logger.js';
 import { classifyModelError } from '../src/models/classify-model-error.js';
 import {

@@ -7,7 +7,7 @@ import { refusalOf, runEnded, type RefusedRequest } from './refusal-of.js';
 import { describeExecution, type DescribedExecution } from './history/final-record.js';
 import { streamPatchInHistory } from './history/stream-from-history.js';
 import { currentRunId } from './history/run-chain.js';
-import { transcriptFromHistory } from './history/transcript-from-history.js';
+import { transcriptFromHistory } from '../history/transcript-from-history.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, throughWorker } from './through-worker.js';
 import {
   RunWithoutStreamError,

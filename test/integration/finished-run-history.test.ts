@@ -11,7 +11,7 @@ import { AgentClient } from '../../src/client/agent-client.js';
 import type { AgentRun } from '../../src/client/agent-run.js';
 import { NoWorkerError } from '../../src/client/errors/no-worker-error.js';
 import { throughWorker } from '../../src/client/through-worker.js';
-import { transcriptFromHistory } from '../../src/client/history/transcript-from-history.js';
+import { transcriptFromHistory } from '../../src/history/transcript-from-history.js';
 import { createPayloadCodec } from '../../src/codec/create-payload-codec.js';
 import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
 import { readTranscript, type TranscriptMessage } from '../../src/protocol/index.js';

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { describe, expect, it } from 'vitest';
-import { transcriptFromEvents } from '../../src/client/history/transcript-from-history.js';
+import { transcriptFromEvents } from '../../src/history/transcript-from-history.js';
 import type { AgentRunOutput } from '../../src/protocol/index.js';
 import { HISTORIES_DIR } from '../support/release-fixtures.js';
 
