@@ -2,7 +2,7 @@
 // type-only imports, and no import cycles.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
-import importX from 'eslint-plugin-import-x';
+import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 import { builtinModules } from 'node:module';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
@@ -40,6 +40,15 @@ export default tseslint.config(
       },
     },
     plugins: { 'import-x': importX },
+    settings: {
+      // ESM sources import `./x.js`, which is `./x.ts` on disk: without this, import-x resolves nothing of ours.
+      'import-x/resolver-next': [
+        createNodeResolver({
+          extensions: ['.ts', '.mts', '.js', '.mjs', '.json'],
+          extensionAlias: { '.js': ['.ts', '.js'], '.mjs': ['.mts', '.mjs'] },
+        }),
+      ],
+    },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
@@ -53,6 +62,35 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       // Cycles inside dependencies are not ours to fix, and walking them trips on their dynamic imports.
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      // Arrows that point one way only: what both sides need lives where both may import it (src/runtime,
+      // src/history, src/protocol, src/duration.ts).
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            {
+              target: './activities',
+              from: ['./src/client', './src/worker', './src/cli', './src/http', './src/ui'],
+              message: 'Activities run in the worker: shared code belongs in src/runtime, src/history or src/protocol.',
+            },
+            {
+              target: './src/runtime',
+              from: ['./activities', './src/worker', './src/client'],
+              message: 'src/runtime is what activities and the worker share; it imports neither.',
+            },
+            {
+              target: './src/tool',
+              from: './src/mcp',
+              message: 'The tool library does not depend on the MCP client; shared types live in src/protocol.',
+            },
+            {
+              target: './src/mcp',
+              from: './src/agent',
+              message: 'The MCP client does not depend on agent definitions; move what both need out of src/agent.',
+            },
+          ],
+        },
+      ],
     },
   },
   {

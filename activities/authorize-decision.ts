@@ -1,7 +1,7 @@
 import type { AuthorizeDecisionInput, AuthorizeDecisionResult } from '../src/protocol/index.js';
 import { INPUT_LIMITS } from '../src/protocol/index.js';
 import { getGlobalLogger } from '../src/logger.js';
-import { type ActivityDependencies, requireAgent } from '../src/worker/runtime/dependencies.js';
+import { type ActivityDependencies, requireAgent } from '../src/runtime/dependencies.js';
 
 /**
  * Asks the agent's `authorizeDecision` hook whether a decision may settle its request (a local activity: it runs in

@@ -26,7 +26,7 @@ import {
   type SummarizeConversationResult,
 } from '../src/protocol/conversation.js';
 import { transcriptQuery } from '../src/protocol/run-messages.js';
-import { type ActivityDependencies, requireAgent } from '../src/worker/runtime/dependencies.js';
+import { type ActivityDependencies, requireAgent } from '../src/runtime/dependencies.js';
 
 /** UTF-8 bytes of a summary kept (a longer one is cut): it is carried in every turn's input. */
 export const MAX_SUMMARY_BYTES = 16 * 1024;

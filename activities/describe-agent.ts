@@ -17,8 +17,8 @@ import type { Agent } from '../src/agent/agent.js';
 import { describeToolRouting } from '../src/routing/describe-routing.js';
 import type { ToolManager } from '../src/tool/tool-manager.js';
 import { toJsonValue } from '../src/tool/json-safe.js';
-import { type ActivityDependencies, requireAgent, toToolContext } from '../src/worker/runtime/dependencies.js';
-import type { SearchAttributeLister } from '../src/worker/runtime/search-attributes-check.js';
+import { type ActivityDependencies, requireAgent, toToolContext } from '../src/runtime/dependencies.js';
+import type { SearchAttributeLister } from '../src/runtime/search-attributes-check.js';
 import { routingFailure, runRouting } from './run-routing.js';
 
 /**

@@ -14,9 +14,9 @@ import {
 import { createToolExecuteOptions, type McpCallHooks } from '../src/tool/execute-options.js';
 import { runToolPipeline, type RunToolPipelineInput, type ToolPipelineOutcome } from '../src/tool/pipeline.js';
 import type { AnyTool } from '../src/tool/tool.js';
-import { type ActivityDependencies, requireAgent, toToolContext } from '../src/worker/runtime/dependencies.js';
-import { startHeartbeating } from '../src/worker/runtime/heartbeat.js';
-import { ProgressReporter } from '../src/worker/runtime/progress-reporter.js';
+import { type ActivityDependencies, requireAgent, toToolContext } from '../src/runtime/dependencies.js';
+import { startHeartbeating } from '../src/runtime/heartbeat.js';
+import { ProgressReporter } from '../src/runtime/progress-reporter.js';
 import { ElicitationSession } from './mcp-elicitation.js';
 import { checkExecutedCall, readRunCall, type RunCall } from './run-call.js';
 import { ToolCheckpoints } from './tool-checkpoints.js';

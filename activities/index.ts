@@ -1,7 +1,7 @@
 import type { AgentRegistry } from '../src/agent/registry.js';
 import { ProviderRegistry } from '../src/models/provider-registry.js';
 import { ToolSearchService } from '../src/routing/tool-search-service.js';
-import { RunToolsCache, type ActivityDependencies } from '../src/worker/runtime/dependencies.js';
+import { RunToolsCache, type ActivityDependencies } from '../src/runtime/dependencies.js';
 import { createAuthorizeDecision } from './authorize-decision.js';
 import {
   createAuthorizeConversationMessage,
@@ -12,13 +12,13 @@ import {
 import { createDescribeAgent } from './describe-agent.js';
 import { createExecuteTool } from './execute-tool.js';
 import { createGenerate } from './generate.js';
-import { resolveWorkerLimits } from '../src/worker/runtime/limits.js';
-import type { AgentRuntimeOptions } from '../src/worker/runtime/options.js';
+import { resolveWorkerLimits } from '../src/runtime/limits.js';
+import type { AgentRuntimeOptions } from '../src/runtime/options.js';
 import { createMcpListTools } from './mcp-list-tools.js';
-import { McpRuntime } from '../src/worker/runtime/mcp-runtime.js';
-import { SearchAttributesCheck } from '../src/worker/runtime/search-attributes-check.js';
+import { McpRuntime } from '../src/runtime/mcp-runtime.js';
+import { SearchAttributesCheck } from '../src/runtime/search-attributes-check.js';
 import { createEmbedBatch, createRankTools } from './search-tools.js';
-import { TranscriptCache } from '../src/worker/runtime/transcript-cache.js';
+import { TranscriptCache } from '../src/runtime/transcript-cache.js';
 
 /** Options of `createActivities`: the agents, and how the worker runs them. */
 export interface CreateActivitiesOptions extends AgentRuntimeOptions {

@@ -10,9 +10,9 @@ import {
   type McpListToolsResult,
   type McpListingRecord,
 } from '../src/protocol/index.js';
-import { type ActivityDependencies, requireAgent } from '../src/worker/runtime/dependencies.js';
-import { startHeartbeating } from '../src/worker/runtime/heartbeat.js';
-import { boundedListing } from '../src/worker/runtime/mcp-runtime.js';
+import { type ActivityDependencies, requireAgent } from '../src/runtime/dependencies.js';
+import { startHeartbeating } from '../src/runtime/heartbeat.js';
+import { boundedListing } from '../src/runtime/mcp-runtime.js';
 
 /**
  * The listing without tools whose input schema cannot become a parameters schema (each is logged, naming it, and

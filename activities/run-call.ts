@@ -12,7 +12,7 @@ import { ToolRoutingConfigError } from '../src/routing/errors/tool-routing-confi
 import { resolveRunToolPool, type RunToolRouting } from '../src/routing/resolve-run-routing.js';
 import { checkToolCall, type ToolCallCheck, type ToolLookup } from '../src/tool/check-tool-call.js';
 import type { ToolManager } from '../src/tool/tool-manager.js';
-import { type ActivityDependencies, runToolSet } from '../src/worker/runtime/dependencies.js';
+import { type ActivityDependencies, runToolSet } from '../src/runtime/dependencies.js';
 import { routingFailure, routingLookup, runRouting } from './run-routing.js';
 
 /** Where a step's activity finds its run: the transcript reference and the MCP listings the run recorded. */

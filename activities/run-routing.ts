@@ -7,7 +7,7 @@ import { resolveRunToolRouting, type RunToolRouting } from '../src/routing/resol
 import type { ToolLookup } from '../src/tool/check-tool-call.js';
 import type { RegisteredTool } from '../src/tool/normalize-tool.js';
 import type { ToolManager } from '../src/tool/tool-manager.js';
-import type { ActivityDependencies } from '../src/worker/runtime/dependencies.js';
+import type { ActivityDependencies } from '../src/runtime/dependencies.js';
 
 /**
  * A run's tool routing as the worker sees it now (tool definitions are live: docs/upgrading.md): the agent's

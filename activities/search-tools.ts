@@ -16,8 +16,8 @@ import {
 import { MAX_EMBEDDING_BATCH_SIZE } from '../src/routing/constants.js';
 import type { RunToolRouting } from '../src/routing/resolve-run-routing.js';
 import { redactSecrets } from '../src/secrets/redact-secrets.js';
-import { type ActivityDependencies, requireAgent, toToolContext } from '../src/worker/runtime/dependencies.js';
-import { startHeartbeating } from '../src/worker/runtime/heartbeat.js';
+import { type ActivityDependencies, requireAgent, toToolContext } from '../src/runtime/dependencies.js';
+import { startHeartbeating } from '../src/runtime/heartbeat.js';
 import { routingFailure, runRouting } from './run-routing.js';
 
 type RoutedRun = Extract<RunToolRouting, { enabled: true }>;

@@ -6,7 +6,7 @@ import { connect as tcpConnect, createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTES, searchAttributeFlags } from '../protocol/search-attributes.js';
-import { INDEXED_TYPES } from './runtime/search-attributes-check.js';
+import { INDEXED_TYPES } from '../runtime/search-attributes-check.js';
 import { ensureTemporalBinary } from './temporal-cli.js';
 
 export { ensureTemporalBinary, resolveTemporalBinary, temporalCacheDir } from './temporal-cli.js';

@@ -16,9 +16,9 @@ export {
   type DevServerOptions,
 } from './dev-server.js';
 export { createActivities, type CreateActivitiesOptions } from '../../activities/index.js';
-export { DEFAULT_WORKER_LIMITS, type WorkerLimits } from './runtime/limits.js';
-export type { AgentRuntimeOptions } from './runtime/options.js';
-export { McpRuntime } from './runtime/mcp-runtime.js';
+export { DEFAULT_WORKER_LIMITS, type WorkerLimits } from '../runtime/limits.js';
+export type { AgentRuntimeOptions } from '../runtime/options.js';
+export { McpRuntime } from '../runtime/mcp-runtime.js';
 export * from '../models/index.js';
 export * from '../codec/index.js';
 export * from '../telemetry/index.js';

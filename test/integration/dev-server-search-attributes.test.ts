@@ -10,7 +10,7 @@ import { Connection } from '@temporalio/client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SEARCH_ATTRIBUTES } from '../../src/protocol/index.js';
 import { resolveTemporalBinary, startDevServer } from '../../src/worker/dev-server.js';
-import { missingSearchAttributes } from '../../src/worker/runtime/search-attributes-check.js';
+import { missingSearchAttributes } from '../../src/runtime/search-attributes-check.js';
 import { testServer } from '../support/temporal.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'durable-agent-dev-attributes-'));

@@ -16,7 +16,7 @@ import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
 import { createTool } from '../../src/tool/tool.js';
 import { AgentPluginError } from '../../src/worker/errors/agent-plugin-error.js';
 import { DurableAgentPlugin } from '../../src/worker/plugin.js';
-import { McpRuntime } from '../../src/worker/runtime/mcp-runtime.js';
+import { McpRuntime } from '../../src/runtime/mcp-runtime.js';
 import { workflowsPath } from '../../src/worker/workflow-paths.js';
 import { stdioFixture } from '../fixtures/mcp/servers.js';
 import { composeGreeting } from '../fixtures/plugin/activities.js';

@@ -9,7 +9,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import { MCPConfiguration } from '../../src/mcp/configuration.js';
-import { McpRuntime } from '../../src/worker/runtime/mcp-runtime.js';
+import { McpRuntime } from '../../src/runtime/mcp-runtime.js';
 import { offeredToolName } from '../../src/mcp/offered-name.js';
 import { signClaims, verifySignedClaims } from '../../src/mcp/signed-claims.js';
 import { getGlobalLogger, setGlobalLogger } from '../../src/logger.js';

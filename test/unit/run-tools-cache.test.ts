@@ -2,7 +2,7 @@
 // resolution never cached.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { RunToolsCache } from '../../src/worker/runtime/dependencies.js';
+import { RunToolsCache } from '../../src/runtime/dependencies.js';
 import { Agent } from '../../src/agent/agent.js';
 import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
 import { createTool } from '../../src/tool/tool.js';

@@ -1,7 +1,7 @@
 // The worker's transcript cache: it serves what it has, asks the run only for what it lacks, extends itself from
 // the previous step's delta, and never trusts a copy made by an attempt whose result was not the recorded one.
 import { describe, expect, it } from 'vitest';
-import { TranscriptCache, type TranscriptQueryFn } from '../../src/worker/runtime/transcript-cache.js';
+import { TranscriptCache, type TranscriptQueryFn } from '../../src/runtime/transcript-cache.js';
 import type { ToolResultOutput, RunRef, TranscriptMessage } from '../../src/protocol/index.js';
 
 const ref: RunRef = { workflowId: 'wf', runId: 'r1' };

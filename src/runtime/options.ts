@@ -1,4 +1,4 @@
-import type { ProviderRegistry } from '../../models/provider-registry.js';
+import type { ProviderRegistry } from '../models/provider-registry.js';
 import type { WorkerLimits } from './limits.js';
 import type { McpRuntime } from './mcp-runtime.js';
 import type { TranscriptCacheLimits } from './transcript-cache.js';

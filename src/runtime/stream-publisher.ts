@@ -7,7 +7,7 @@ import {
   encodeStreamData,
   type StreamPublishEntry,
   type StreamPublishInput,
-} from '../../protocol/index.js';
+} from '../protocol/index.js';
 
 /** First pause before a failed publish is sent again; it doubles up to {@link MAX_RETRY_PAUSE_MS}. */
 const FIRST_RETRY_PAUSE_MS = 100;

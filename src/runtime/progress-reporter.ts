@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { getGlobalLogger } from '../../logger.js';
+import { getGlobalLogger } from '../logger.js';
 import {
   RUN_STREAM_TOPICS,
   previewOutput,
@@ -7,8 +7,8 @@ import {
   type ProgressPublish,
   type RunRef,
   type ToolProgress,
-} from '../../protocol/index.js';
-import { toolProgressSignal } from '../../protocol/run-messages.js';
+} from '../protocol/index.js';
+import { toolProgressSignal } from '../protocol/run-messages.js';
 import { StreamPublisher } from './stream-publisher.js';
 
 /** How long a progress publish is retried before it is given up (progress is for people watching, never the tool's fate). */

@@ -1,5 +1,5 @@
-import { getGlobalLogger } from '../../logger.js';
-import type { ModelDelta } from '../../models/call-model.js';
+import { getGlobalLogger } from '../logger.js';
+import type { ModelDelta } from '../models/call-model.js';
 import {
   MAX_DELTA_ID_CHARS,
   MAX_DELTA_PARTS,
@@ -9,7 +9,7 @@ import {
   utf8Length,
   type DeltaPart,
   type DeltaPublish,
-} from '../../protocol/index.js';
+} from '../protocol/index.js';
 import { StreamPublisher } from './stream-publisher.js';
 
 /** How long one publish is retried before it is given up (deltas are for watchers, never the step). */

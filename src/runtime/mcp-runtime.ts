@@ -1,17 +1,17 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { LRUCache } from 'lru-cache';
-import type { Agent } from '../../agent/agent.js';
-import { getGlobalLogger } from '../../logger.js';
-import type { MCPConfiguration } from '../../mcp/configuration.js';
-import { McpConnectionPool, type McpConnectionPoolOptions } from '../../mcp/connection-pool.js';
-import { mcpToolsFromListing } from '../../mcp/tools-from-listing.js';
-import { withoutCollisions } from '../../mcp/tool-names.js';
-import { jsonBytes, type McpListingRecord, type McpListingRef, type RunRef } from '../../protocol/index.js';
-import { mergeRunTools } from '../../agent/run-tools.js';
-import { ToolManager } from '../../tool/tool-manager.js';
-import type { AnyTool, ToolExecuteOptions } from '../../tool/tool.js';
-import { mcpListingQuery } from '../../protocol/run-messages.js';
+import type { Agent } from '../agent/agent.js';
+import { getGlobalLogger } from '../logger.js';
+import type { MCPConfiguration } from '../mcp/configuration.js';
+import { McpConnectionPool, type McpConnectionPoolOptions } from '../mcp/connection-pool.js';
+import { mcpToolsFromListing } from '../mcp/tools-from-listing.js';
+import { withoutCollisions } from '../mcp/tool-names.js';
+import { jsonBytes, type McpListingRecord, type McpListingRef, type RunRef } from '../protocol/index.js';
+import { mergeRunTools } from '../agent/run-tools.js';
+import { ToolManager } from '../tool/tool-manager.js';
+import type { AnyTool, ToolExecuteOptions } from '../tool/tool.js';
+import { mcpListingQuery } from '../protocol/run-messages.js';
 
 /** Largest recorded listing per server: over it, tools are left out (and said so) so the record fits history. */
 export const MAX_LISTING_BYTES = 512 * 1024;

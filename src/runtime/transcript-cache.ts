@@ -11,8 +11,8 @@ import {
   type TranscriptMessage,
   type TranscriptSlice,
   type TranscriptMark,
-} from '../../protocol/index.js';
-import { transcriptQuery } from '../../protocol/run-messages.js';
+} from '../protocol/index.js';
+import { transcriptQuery } from '../protocol/run-messages.js';
 
 /** A run's cached transcript. Entries are replaced, never mutated, so the cache always knows their size. */
 interface CachedRun {
