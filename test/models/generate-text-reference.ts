@@ -8,8 +8,9 @@ import { uniqueToolCallIds } from '../../src/models/unique-tool-call-ids.js';
 import type { ModelCallTelemetry } from '../../src/telemetry/model-call-telemetry.js';
 
 // The reference the tests hold durable-agent's model call to: the AI SDK's own one-step `generateText`, as the
-// runtime made the call before it made the provider call itself (and as its traced path did until it did too).
-// Its result and the telemetry it reports are what `callModel` and `callModelObserved` must match.
+// runtime made the call before it made the provider call itself. Its result and the telemetry it reports are what
+// `callModel` and `callModelObserved` must match. `callModelObserved` is built the same way (it is `generateText`
+// again); this copy stays the tests' own, so a change there is measured against the SDK, not against itself.
 
 /** One model call through `generateText` (one step, no retries), read into a {@link ModelCallResult}. */
 export async function callViaGenerateText(
