@@ -69,6 +69,11 @@ export interface SendOptions {
   /** Evidence of the sender's identity for `authorizeDecision`. Stored in history: no secrets. */
   identity?: JsonValue;
   /**
+   * The sender's id of this message (a chat page's message id): a send retried with the same id (a lost response, a
+   * client's retry) is the same turn, not a second one, while the conversation's execution that took it runs.
+   */
+  messageId?: string;
+  /**
    * The caller watches the turn's stream from its start (as `AgentClient.streamText` does a run's): the turn's first
    * step publishes its first piece at once instead of first finding a watcher.
    */
@@ -134,6 +139,8 @@ export class Conversation {
       sent = await this.client.workflow.executeUpdateWithStart(conversationSendUpdate, {
         args: [message],
         startWorkflowOperation: start,
+        // Temporal answers a second update of the same id with the first one's result: one turn per message.
+        ...(options.messageId !== undefined ? { updateId: `message:${options.messageId}` } : {}),
       });
     } catch (err) {
       throw this.refusal(err) ?? err;

@@ -9,14 +9,15 @@ import { jsonBytes, utf8Length } from '../protocol/bytes.js';
 import type { ElicitationContent } from '../protocol/index.js';
 import { RefusalCode } from '../protocol/refusal-codes.js';
 import { AgUiEventMapper, parseInterruptId, type InterruptRef } from './ag-ui-events.js';
-import { markSent, positionOf } from './ag-ui-thread.js';
+import { checkThread, markSent, positionOf } from './ag-ui-thread.js';
 import { existingTurn, findChat, runningTurn, sendChatMessage, type ChatTurn } from './chat-conversation.js';
 import { CHAT_ID } from './chat-request.js';
 import { noRunningTurn, notFound, sameToken, type RequestContext } from './chat-turns.js';
 import type { AgentHandlerOptions } from './handler-options.js';
 import { HttpRefusal } from './http-refusal.js';
 import { malformed, readJsonBody } from './read-body.js';
-import { AG_UI_STREAM_HEADERS, sseResponse, type SseFraming } from './sse.js';
+import { AG_UI_STREAM_HEADERS, sseResponse, streamOptions, type SseFraming } from './sse.js';
+import { withStreamSlot } from './stream-slots.js';
 import { writeTurn, type TurnProtocol } from './turn-stream.js';
 
 /** Most resume entries one request may carry. */
@@ -25,6 +26,11 @@ const MAX_RESUME = 64;
 const FRAMING: SseFraming<AGUIEvent> = {
   headers: AG_UI_STREAM_HEADERS,
   broken: { type: EventType.RUN_ERROR, message: 'The stream of this run broke off; connect again to read on.' },
+  slow: {
+    type: EventType.RUN_ERROR,
+    code: RefusalCode.HttpSlowReader,
+    message: 'This client read the stream too slowly; connect again to read on.',
+  },
 };
 
 /** What one AG-UI response streams: a turn, from where, and the thread to echo when the turn is new. */
@@ -50,8 +56,12 @@ export async function postAgUi(context: RequestContext, options: AgentHandlerOpt
   if (input.runId.length > 200) throw malformed('the runId is over 200 characters');
   const resume = input.resume ?? [];
   if (resume.length > MAX_RESUME) throw malformed(`more than ${MAX_RESUME} resume entries`);
-  const response = await respond(context, options, input.threadId, input.messages, resume);
-  return stream(context, response, input);
+  // Bounded before anything is sent: a thread refused after its message was queued would queue it again on retry.
+  checkThread(input.messages);
+  return await withStreamSlot(context.streams, context.user.userId, async (release) => {
+    const response = await respond(context, options, input.threadId, input.messages, resume);
+    return stream(context, response, input, release);
+  });
 }
 
 async function respond(
@@ -79,13 +89,14 @@ async function respond(
   const last = messages[messages.length - 1];
   const text = last?.role === 'user' ? textOf(last.content) : '';
   if (text.trim() === '') {
-    throw new HttpRefusal(400, RefusalCode.HttpUnsupported, "The last message must be the user's, with text.");
+    throw HttpRefusal.of(RefusalCode.HttpUnsupported, "The last message must be the user's, with text.");
   }
   if (utf8Length(text) > context.settings.maxMessageBytes) {
-    throw new HttpRefusal(413, RefusalCode.InputTooLarge, 'The message is over maxMessageBytes: send a shorter one.');
+    throw HttpRefusal.of(RefusalCode.InputTooLarge, 'The message is over maxMessageBytes: send a shorter one.');
   }
-  // Queued behind a running turn, as useChat's follow-ups are.
-  const turn = await sendChatMessage(options, context, threadId, text);
+  // Queued behind a running turn, as useChat's follow-ups are. The message's id makes the send idempotent: a client
+  // that retries a request whose answer it lost gets the same turn.
+  const turn = await sendChatMessage(options, context, threadId, text, last?.id);
   return { turn, from: 0, snapshot: markSent(messages, turn.turn) };
 }
 
@@ -109,8 +120,7 @@ async function answerInterrupts(run: AgentRun, resume: ResumeEntry[], context: R
   for (const entry of resume) {
     const ref = parseInterruptId(entry.interruptId);
     if (!ref) {
-      throw new HttpRefusal(
-        403,
+      throw HttpRefusal.of(
         RefusalCode.ApprovalUnknownCall,
         'A resume entry answers an interrupt this run never raised.',
       );
@@ -120,14 +130,13 @@ async function answerInterrupts(run: AgentRun, resume: ResumeEntry[], context: R
         ? state.pendingApprovals.find((p) => p.toolCallId === ref.id)?.token
         : state.pendingElicitations.find((q) => q.id === ref.id)?.token;
     if (pendingToken !== undefined && !sameToken(pendingToken, ref.token)) {
-      throw new HttpRefusal(
-        403,
+      throw HttpRefusal.of(
         ref.kind === 'approval' ? RefusalCode.ApprovalTokenMismatch : RefusalCode.ElicitationTokenMismatch,
         "A resume entry does not carry the token of the run's request: answer the interrupt the run raised.",
       );
     }
     if (entry.payload !== undefined && jsonBytes(entry.payload) > context.settings.maxMessageBytes) {
-      throw new HttpRefusal(413, RefusalCode.InputTooLarge, 'A resume payload is over maxMessageBytes.');
+      throw HttpRefusal.of(RefusalCode.InputTooLarge, 'A resume payload is over maxMessageBytes.');
     }
     answers.push({ ref, entry });
   }
@@ -166,6 +175,7 @@ function stream(
   context: RequestContext,
   response: AgUiResponse,
   input: { threadId: string; runId: string; messages: Message[] },
+  release: () => void,
 ): Response {
   const { turn, from, snapshot } = response;
   const mapper = new AgUiEventMapper({
@@ -186,9 +196,9 @@ function stream(
     closed: () => mapper.closed(),
   };
   // Read from the turn's start: what came before `from` tells what the run waits for, and is not written again.
-  return sseResponse((writer, signal) => writeTurn(turn.run, from, protocol, writer, signal, 0), FRAMING, {
-    keepAliveMs: context.settings.keepAliveMs,
-    signal: context.request.signal,
-    onError: (error) => context.onError(error, context.request),
-  });
+  return sseResponse(
+    (writer, signal) => writeTurn(turn.run, from, protocol, writer, signal, 0),
+    FRAMING,
+    streamOptions(context.settings, context.request, context.onError, release),
+  );
 }

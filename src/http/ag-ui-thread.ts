@@ -5,6 +5,9 @@
 // `{ turn, offset }`, which `@ag-ui/client` folds into the messages it sends back. The marks only say which of this
 // user's turns to show and from where: a forged one shows this user their own chat, and decides nothing.
 import { EventType, type AGUIEvent, type Message } from '@ag-ui/core';
+import { jsonBytes } from '../protocol/bytes.js';
+import { RefusalCode } from '../protocol/refusal-codes.js';
+import { HttpRefusal } from './http-refusal.js';
 
 /** The key of the handler's marks in AG-UI metadata. */
 const KEY = 'durableAgent';
@@ -69,4 +72,48 @@ function markOf(holder: unknown): { turn?: unknown; offset?: unknown } | undefin
 function toolCallsOf(message: Message): unknown[] {
   const calls = (message as { toolCalls?: unknown }).toolCalls;
   return Array.isArray(calls) ? calls : [];
+}
+
+/** Bounds of the thread an AG-UI client sends (docs/limits.md): each response copies it and folds events into it. */
+export const THREAD_LIMITS = {
+  /** Messages in one request's thread. */
+  messages: 1_000,
+  /** Characters of a message id (the last user message's is the send's idempotency key). */
+  messageIdChars: 200,
+  /** Keys of one message's (or tool call's) metadata: every event of the message is merged into it. */
+  metadataKeys: 64,
+  /** UTF-8 bytes of the JSON of one message's (or tool call's) metadata. */
+  metadataBytes: 16 * 1024,
+} as const;
+
+/**
+ * Refuses a thread over {@link THREAD_LIMITS} before anything is done with it (sent, copied, streamed): metadata is
+ * merged into the client's copy once per event, so its size must be small before the first event.
+ *
+ * @throws HttpRefusal `Input.TooLarge` (413) naming the bound, `Input.Malformed` (400) for a message id too long.
+ */
+export function checkThread(messages: readonly Message[]): void {
+  if (messages.length > THREAD_LIMITS.messages) {
+    throw HttpRefusal.of(RefusalCode.InputTooLarge, `The thread has over ${THREAD_LIMITS.messages} messages.`);
+  }
+  for (const message of messages) {
+    if (message.id.length > THREAD_LIMITS.messageIdChars) {
+      throw HttpRefusal.of(
+        RefusalCode.InputMalformed,
+        `Malformed request: a message id is over ${THREAD_LIMITS.messageIdChars} characters.`,
+      );
+    }
+    for (const holder of [message, ...toolCallsOf(message)]) checkMetadata((holder as { metadata?: unknown }).metadata);
+  }
+}
+
+function checkMetadata(metadata: unknown): void {
+  if (metadata === undefined || metadata === null) return;
+  const keys = typeof metadata === 'object' ? Object.keys(metadata).length : 0;
+  if (keys > THREAD_LIMITS.metadataKeys || jsonBytes(metadata) > THREAD_LIMITS.metadataBytes) {
+    throw HttpRefusal.of(
+      RefusalCode.InputTooLarge,
+      `A message's metadata is over ${THREAD_LIMITS.metadataKeys} keys or ${THREAD_LIMITS.metadataBytes} bytes.`,
+    );
+  }
 }

@@ -11,6 +11,7 @@ import { NoWorkerError } from '../client/errors/no-worker-error.js';
 import { RunRequestRejectedError } from '../client/errors/run-request-rejected-error.js';
 import { WorkerTimeoutError } from '../client/errors/worker-timeout-error.js';
 import { jsonBytes } from '../protocol/bytes.js';
+import { INPUT_LIMITS } from '../protocol/constants.js';
 import { RefusalCode } from '../protocol/refusal-codes.js';
 import { CHAT_ID, parseChatRequest, type ApprovalResponse } from './chat-request.js';
 import { postAgUi } from './ag-ui-route.js';
@@ -26,8 +27,10 @@ import {
 } from './chat-turns.js';
 import { DEFAULTS, type AgentHandlerOptions, type AuthenticatedUser } from './handler-options.js';
 import { HttpRefusal, refusalResponse } from './http-refusal.js';
+import { refusalStatus } from './refusal-status.js';
 import { malformed, readJsonBody } from './read-body.js';
-import { sseResponse, UI_MESSAGE_STREAM_HEADERS, type SseFraming } from './sse.js';
+import { sseResponse, streamOptions, UI_MESSAGE_STREAM_HEADERS, type SseFraming } from './sse.js';
+import { StreamSlots, withStreamSlot } from './stream-slots.js';
 import { writeTurn, type TurnProtocol } from './turn-stream.js';
 import { approvalIdOf, UiMessageChunkMapper } from './ui-message-chunks.js';
 
@@ -56,7 +59,9 @@ export function createAgentHandler(options: AgentHandlerOptions): (request: Requ
   }
   const settings = { ...DEFAULTS, ...definedOnly(options) };
   const prefix = options.workflowIdPrefix ?? DEFAULT_CHAT_PREFIX;
+  const origin = ownOrigin(options.origin);
   const onError = options.onError ?? ((error: unknown) => console.error('durable-agent/http:', error));
+  const streams = new StreamSlots(settings.maxStreams, settings.maxStreamsPerUser);
 
   return async (request: Request): Promise<Response> => {
     try {
@@ -64,12 +69,12 @@ export function createAgentHandler(options: AgentHandlerOptions): (request: Requ
       const route = routeOf(url.pathname);
       if (!route) throw notFound('No such route: the handler serves …/chat, …/chat/:chatId/(stream|stop) and …/agui.');
       if (request.method !== route.method) {
-        throw new HttpRefusal(405, RefusalCode.HttpMethodNotAllowed, `Use ${route.method} for this route.`);
+        throw HttpRefusal.of(RefusalCode.HttpMethodNotAllowed, `Use ${route.method} for this route.`);
       }
-      checkOrigin(request, url, options.allowedOrigins ?? []);
+      checkOrigin(request, url, options.allowedOrigins ?? [], origin);
       const user = await authenticated(request, options.authenticate);
       const conversationId = (chatId: string) => chatConversationId(prefix, user.userId, chatId);
-      const context = { request, user, conversationId, settings, onError };
+      const context = { request, user, conversationId, settings, onError, streams };
       switch (route.name) {
         case 'chat':
           return await postChat(context, options);
@@ -119,19 +124,21 @@ function routeOf(pathname: string): Route | undefined {
 
 /**
  * Browsers send `Origin` on cross-origin requests and on every POST: one that is neither the handler's own nor
- * allowed is refused. Without it, a POST carrying cookies that the browser marks cross-site is refused too.
+ * allowed is refused. Without it, a POST carrying cookies that the browser marks cross-site is refused too. The
+ * handler's own origin is `configured`, else the request URL's scheme with the `Host` header the browser sent; never
+ * the origin of a URL parsed from the request-target, which a request for `//evil.example/…` makes the attacker's.
  */
-export function checkOrigin(request: Request, url: URL, allowed: string[]): void {
+export function checkOrigin(request: Request, url: URL, allowed: string[], configured?: string): void {
   const origin = request.headers.get('origin');
   const refused = () =>
-    new HttpRefusal(
-      403,
+    HttpRefusal.of(
       RefusalCode.HttpOriginRefused,
       "This origin may not call the agent handler: serve the page from the handler's origin or list it in " +
         'allowedOrigins.',
     );
   if (origin !== null) {
-    if (origin !== url.origin && !allowed.includes(origin)) throw refused();
+    const own = configured ?? `${url.protocol}//${request.headers.get('host') ?? url.host}`;
+    if (origin !== own && !allowed.includes(origin)) throw refused();
     return;
   }
   if (request.headers.has('cookie') && request.headers.get('sec-fetch-site') === 'cross-site') throw refused();
@@ -143,24 +150,45 @@ export async function authenticated(
   authenticate: AgentHandlerOptions['authenticate'],
 ): Promise<AuthenticatedUser> {
   const user = await authenticate(request);
-  if (!user || typeof user.userId !== 'string' || user.userId === '' || user.userId.length > 500) {
-    throw new HttpRefusal(401, RefusalCode.HttpUnauthenticated, 'Sign in first: this request carries no known user.');
+  if (!user || typeof user.userId !== 'string' || user.userId === '') {
+    throw HttpRefusal.of(RefusalCode.HttpUnauthenticated, 'Sign in first: this request carries no known user.');
+  }
+  // A run records its user as approver and responder, bounded there: a longer id could start runs it can never
+  // answer, so it is refused at the door.
+  if (user.userId.length > INPUT_LIMITS.approverChars) {
+    throw HttpRefusal.of(
+      RefusalCode.HttpInvalidUser,
+      `authenticate returned a user id over ${INPUT_LIMITS.approverChars} characters, which runs cannot record: ` +
+        'use a shorter stable id (a database key, a hash).',
+    );
   }
   return { userId: user.userId };
+}
+
+/** The configured `origin` option as an origin (`https://app.example`), checked once when the handler is made. */
+export function ownOrigin(configured: string | undefined): string | undefined {
+  if (configured === undefined) return undefined;
+  const origin = URL.canParse(configured) ? new URL(configured).origin : 'null';
+  if (origin === 'null')
+    throw new TypeError(`origin must be an http(s) origin such as https://app.example, not ${configured}.`);
+  return origin;
 }
 
 async function postChat(context: RequestContext, options: AgentHandlerOptions): Promise<Response> {
   const body = await readJsonBody(context.request, context.settings.maxBodyBytes);
   const chat = parseChatRequest(body, context.settings);
-  if (chat.kind === 'approvals') {
-    const turn = await requireRunningTurn(context, options, chat.chatId, 'waits for no approval');
-    await decideApprovals(turn.run, chat.approvals, context.user);
-    return streamTurn(context, turn.run, chat.from, { type: 'start' });
-  }
-  // While a turn runs, the message waits behind it (the conversation's queue): the response starts at once and
-  // streams this message's own turn when it comes. Every message the page shows as sent is in the transcript.
-  const turn = await sendChatMessage(options, context, chat.chatId, chat.text);
-  return streamTurn(context, turn.run, 0, { type: 'start', messageId: turn.messageId });
+  // The stream's slot is taken before anything is decided or sent: a refused stream changes nothing.
+  return await withStreamSlot(context.streams, context.user.userId, async (release) => {
+    if (chat.kind === 'approvals') {
+      const turn = await requireRunningTurn(context, options, chat.chatId, 'waits for no approval');
+      await decideApprovals(turn.run, chat.approvals, context.user);
+      return streamTurn(context, turn.run, chat.from, { type: 'start' }, release);
+    }
+    // While a turn runs, the message waits behind it (the conversation's queue): the response starts at once and
+    // streams this message's own turn when it comes. Every message the page shows as sent is in the transcript.
+    const turn = await sendChatMessage(options, context, chat.chatId, chat.text, chat.messageId);
+    return streamTurn(context, turn.run, 0, { type: 'start', messageId: turn.messageId }, release);
+  });
 }
 
 /** The chat's running turn; refused when the chat is not this user's (404) or no turn of it runs (409). */
@@ -187,16 +215,14 @@ async function decideApprovals(run: AgentRun, approvals: ApprovalResponse[], use
   const state = await run.state();
   for (const approval of approvals) {
     if (approval.approvalId !== approvalIdOf(approval.toolCallId)) {
-      throw new HttpRefusal(
-        403,
+      throw HttpRefusal.of(
         RefusalCode.ApprovalUnknownCall,
         'The approval response names an approval this run never requested: decide on the request the page shows.',
       );
     }
     const pending = state.pendingApprovals.find((p) => p.toolCallId === approval.toolCallId);
     if (pending?.token !== undefined && !sameToken(pending.token, approval.token)) {
-      throw new HttpRefusal(
-        403,
+      throw HttpRefusal.of(
         RefusalCode.ApprovalTokenMismatch,
         "The approval response does not carry the token of the run's request: decide on the request the page shows.",
       );
@@ -214,12 +240,17 @@ async function decideApprovals(run: AgentRun, approvals: ApprovalResponse[], use
 }
 
 async function resumeStream(context: RequestContext, options: AgentHandlerOptions, chatId: string): Promise<Response> {
-  const chat = await findChat(options, context, chatId);
-  // A chat between turns rejoins the turn that comes next: the page sees the answer to what it sent.
-  const turn = chat && (await runningTurn(chat, { next: true }));
-  if (!turn) return new Response(null, { status: 204 });
-  // `useChat` replays a resumed stream from its start (DefaultChatTransport's resumeStreamIsReplay): the whole turn.
-  return streamTurn(context, turn.run, 0, { type: 'start', messageId: turn.messageId });
+  return await withStreamSlot(context.streams, context.user.userId, async (release) => {
+    const chat = await findChat(options, context, chatId);
+    // A chat between turns rejoins the turn that comes next: the page sees the answer to what it sent.
+    const turn = chat && (await runningTurn(chat, { next: true }));
+    if (!turn) {
+      release();
+      return new Response(null, { status: 204 });
+    }
+    // `useChat` replays a resumed stream from its start (DefaultChatTransport's resumeStreamIsReplay): the whole turn.
+    return streamTurn(context, turn.run, 0, { type: 'start', messageId: turn.messageId }, release);
+  });
 }
 
 /**
@@ -251,7 +282,7 @@ async function answerElicitation(
   if (!parsed.success) throw malformed('expected { action: "accept" | "decline" | "cancel", content?, token }');
   const answer = parsed.data;
   if (answer.content !== undefined && jsonBytes(answer.content) > context.settings.maxMessageBytes) {
-    throw new HttpRefusal(413, RefusalCode.InputTooLarge, 'The answer is over maxMessageBytes.');
+    throw HttpRefusal.of(RefusalCode.InputTooLarge, 'The answer is over maxMessageBytes.');
   }
   const turn = await requireRunningTurn(context, options, chatId, 'asks nothing');
   // The run checks the id, the token and the content against the question's schema before recording anything.
@@ -268,7 +299,13 @@ async function answerElicitation(
  * the run waits for the page (an approval, a client-side tool result), with the offset to go on from in the
  * message's metadata.
  */
-function streamTurn(context: RequestContext, run: AgentRun, from: number, start: UIMessageChunk): Response {
+function streamTurn(
+  context: RequestContext,
+  run: AgentRun,
+  from: number,
+  start: UIMessageChunk,
+  release: () => void,
+): Response {
   const mapper = new UiMessageChunkMapper();
   const protocol: TurnProtocol<UIMessageChunk> = {
     pausesOnQuestions: false,
@@ -283,17 +320,18 @@ function streamTurn(context: RequestContext, run: AgentRun, from: number, start:
     waiting: (next) => [{ type: 'finish', finishReason: 'tool-calls', messageMetadata: metadata(next, 'waiting') }],
     closed: (next) => [{ type: 'finish', messageMetadata: metadata(next, 'ended') }],
   };
-  return sseResponse((writer, signal) => writeTurn(run, from, protocol, writer, signal), UI_MESSAGE_FRAMING, {
-    keepAliveMs: context.settings.keepAliveMs,
-    signal: context.request.signal,
-    onError: (error) => context.onError(error, context.request),
-  });
+  return sseResponse(
+    (writer, signal) => writeTurn(run, from, protocol, writer, signal),
+    UI_MESSAGE_FRAMING,
+    streamOptions(context.settings, context.request, context.onError, release),
+  );
 }
 
 const UI_MESSAGE_FRAMING: SseFraming<UIMessageChunk> = {
   headers: UI_MESSAGE_STREAM_HEADERS,
   done: '[DONE]',
   broken: { type: 'error', errorText: 'The stream of this run broke off; resume it to read on.' },
+  slow: { type: 'error', errorText: `${RefusalCode.HttpSlowReader}: this page read the stream too slowly; resume it.` },
 };
 
 /** What the handler keeps in the assistant message's metadata: where its copy of the turn ends. */
@@ -307,25 +345,27 @@ export function errorResponse(
   request: Request,
   onError: (error: unknown, request: Request) => void,
 ): Response {
-  if (HttpRefusal.isInstance(error)) return refusalResponse(error);
+  if (HttpRefusal.isInstance(error)) {
+    return refusalResponse(error, error.code === RefusalCode.HttpTooManyStreams ? { 'retry-after': '5' } : {});
+  }
   if (RunRequestRejectedError.isInstance(error)) {
-    const invalid = error.code === RefusalCode.ElicitationInvalidAnswer || error.code.startsWith('Input.');
-    return refusalResponse(new HttpRefusal(invalid ? 422 : 409, error.code, error.message));
+    return refusalResponse(new HttpRefusal(refusalStatus(error.code), error.code, error.message));
   }
   if (NoWorkerError.isInstance(error) || WorkerTimeoutError.isInstance(error)) {
     return refusalResponse(
-      new HttpRefusal(503, RefusalCode.HttpUnavailable, 'No worker answered this run in time; try again shortly.'),
+      HttpRefusal.of(RefusalCode.HttpUnavailable, 'No worker answered this run in time; try again shortly.'),
       { 'retry-after': '5' },
     );
   }
   onError(error, request);
-  return refusalResponse(new HttpRefusal(500, RefusalCode.HttpInternal, 'The request failed; the server logged why.'));
+  return refusalResponse(HttpRefusal.of(RefusalCode.HttpInternal, 'The request failed; the server logged why.'));
 }
 
 function definedOnly(options: AgentHandlerOptions): Partial<Settings> {
   const out: Partial<Settings> = {};
-  if (options.maxBodyBytes !== undefined) out.maxBodyBytes = options.maxBodyBytes;
-  if (options.maxMessageBytes !== undefined) out.maxMessageBytes = options.maxMessageBytes;
-  if (options.keepAliveMs !== undefined) out.keepAliveMs = options.keepAliveMs;
+  for (const key of Object.keys(DEFAULTS) as Array<keyof Settings>) {
+    const value = options[key];
+    if (value !== undefined) out[key] = value;
+  }
   return out;
 }

@@ -81,6 +81,8 @@ export async function sendChatMessage(
   context: RequestContext,
   chatId: string,
   text: string,
+  /** The page's id of the message: the same message sent again is the same turn. */
+  messageId?: string,
 ): Promise<ChatTurn> {
   // A workflow with this id that is not this user's chat (started outside the handler) is never written to.
   if ((await lookUp(options, context, chatId)) === 'foreign') throw notFound(`No chat ${chatId} of yours.`);
@@ -95,7 +97,10 @@ export async function sendChatMessage(
     workflow: { ...extra.workflow, memo: { ...extra.workflow?.memo, webUser: userId, webChat: chatId } },
   });
   // Every route streams the turn it sends: watched from its first piece.
-  return chatTurn(chatId, await conversation.send(text, { watched: true }));
+  return chatTurn(
+    chatId,
+    await conversation.send(text, { watched: true, ...(messageId !== undefined ? { messageId } : {}) }),
+  );
 }
 
 /** Turn `turn` of a found chat (no call is made: a queued turn's methods wait for its run to start). */

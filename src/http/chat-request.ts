@@ -52,7 +52,7 @@ export interface ApprovalResponse {
 
 /** What a chat POST asks for. */
 export type ChatRequest =
-  | { kind: 'message'; chatId: string; text: string }
+  | { kind: 'message'; chatId: string; text: string; messageId: string }
   | { kind: 'approvals'; chatId: string; approvals: ApprovalResponse[]; from: number };
 
 /** Reads a chat POST body; refuses what is malformed, over its bounds, or unsupported. */
@@ -62,8 +62,7 @@ export function parseChatRequest(body: unknown, limits: { maxMessageBytes: numbe
   const { id: chatId, messages, trigger } = parsed.data;
   if (!CHAT_ID.test(chatId)) throw malformed('the chat id must be 1 to 128 letters, digits, "-" or "_"');
   if (trigger === 'regenerate-message') {
-    throw new HttpRefusal(
-      400,
+    throw HttpRefusal.of(
       RefusalCode.HttpUnsupported,
       'Regenerating a message is not supported: a durable run is not replayed. Send a new message instead.',
     );
@@ -74,16 +73,15 @@ export function parseChatRequest(body: unknown, limits: { maxMessageBytes: numbe
       .flatMap((part) => (part.type === 'text' && typeof part.text === 'string' ? [part.text] : []))
       .join('\n');
     if (text.trim() === '') {
-      throw new HttpRefusal(400, RefusalCode.HttpUnsupported, 'The last message has no text: send a text part.');
+      throw HttpRefusal.of(RefusalCode.HttpUnsupported, 'The last message has no text: send a text part.');
     }
     if (utf8Length(text) > limits.maxMessageBytes) {
-      throw new HttpRefusal(
-        413,
+      throw HttpRefusal.of(
         RefusalCode.InputTooLarge,
         `The message is over ${limits.maxMessageBytes} bytes (maxMessageBytes): send a shorter one.`,
       );
     }
-    return { kind: 'message', chatId, text };
+    return { kind: 'message', chatId, text, messageId: last.id };
   }
   if (last.role !== 'assistant') throw malformed("the last message must be the user's or an approval response");
   const approvals: ApprovalResponse[] = [];
@@ -95,7 +93,7 @@ export function parseChatRequest(body: unknown, limits: { maxMessageBytes: numbe
     if (!approval.success) throw malformed(`an approval response: ${describeIssue(approval.error)}`);
     const { toolCallId, approval: a } = approval.data;
     if (a.reason !== undefined && utf8Length(a.reason) > limits.maxMessageBytes) {
-      throw new HttpRefusal(413, RefusalCode.InputTooLarge, 'The approval reason is over maxMessageBytes.');
+      throw HttpRefusal.of(RefusalCode.InputTooLarge, 'The approval reason is over maxMessageBytes.');
     }
     approvals.push({
       toolCallId,
@@ -106,8 +104,7 @@ export function parseChatRequest(body: unknown, limits: { maxMessageBytes: numbe
     });
   }
   if (approvals.length === 0) {
-    throw new HttpRefusal(
-      400,
+    throw HttpRefusal.of(
       RefusalCode.HttpUnsupported,
       "The last message is the assistant's but carries no approval response: send a user message.",
     );

@@ -4,6 +4,7 @@ import { userKey } from '../protocol/index.js';
 import { RefusalCode } from '../protocol/refusal-codes.js';
 import type { AuthenticatedUser, DEFAULTS } from './handler-options.js';
 import { HttpRefusal } from './http-refusal.js';
+import type { StreamSlots } from './stream-slots.js';
 
 export type Settings = typeof DEFAULTS;
 
@@ -25,6 +26,8 @@ export interface RequestContext {
   conversationId: (chatId: string) => string;
   settings: Settings;
   onError: (error: unknown, request: Request) => void;
+  /** The handler's open event streams: a route that answers with one takes a slot first. */
+  streams: StreamSlots;
 }
 
 export function sameToken(expected: string, given: string | undefined): boolean {
@@ -35,10 +38,10 @@ export function sameToken(expected: string, given: string | undefined): boolean 
 }
 
 export function notFound(message: string): HttpRefusal {
-  return new HttpRefusal(404, RefusalCode.HttpNotFound, message);
+  return HttpRefusal.of(RefusalCode.HttpNotFound, message);
 }
 
 /** A request that needs a running turn, in a chat whose turns have all ended. */
 export function noRunningTurn(what: string): HttpRefusal {
-  return new HttpRefusal(409, RefusalCode.RunEnded, `No turn of this chat is running: it ${what}.`);
+  return HttpRefusal.of(RefusalCode.RunEnded, `No turn of this chat is running: it ${what}.`);
 }

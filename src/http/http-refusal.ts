@@ -1,4 +1,6 @@
 import { DurableAgentError } from '../errors/durable-agent-error.js';
+import type { RefusalCode } from '../protocol/refusal-codes.js';
+import { REFUSAL_STATUS } from './refusal-status.js';
 
 const MARKER = Symbol.for('durable-agent.error.HttpRefusal');
 
@@ -16,6 +18,11 @@ export class HttpRefusal extends DurableAgentError {
   ) {
     super({ code, message });
     this.name = 'HttpRefusal';
+  }
+
+  /** A refusal with `code`'s status in the one table every route uses ({@link REFUSAL_STATUS}). */
+  static of(code: RefusalCode, message: string): HttpRefusal {
+    return new HttpRefusal(REFUSAL_STATUS[code], code, message);
   }
 
   /** True for an {@link HttpRefusal} from any copy of this package or realm. */

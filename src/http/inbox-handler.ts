@@ -4,14 +4,13 @@
 // request's token; a decider who is not the run's user is checked by the run's agent (`authorizeDecision`).
 import { z } from 'zod';
 import type { AgentRun } from '../client/agent-run.js';
-import { RunRequestRejectedError } from '../client/errors/run-request-rejected-error.js';
 import { jsonBytes, utf8Length } from '../protocol/bytes.js';
 import type { JsonValue } from '../protocol/index.js';
 import { RefusalCode } from '../protocol/refusal-codes.js';
-import { authenticated, checkOrigin, errorResponse } from './agent-handler.js';
+import { authenticated, checkOrigin, errorResponse, ownOrigin } from './agent-handler.js';
 import { DEFAULT_CHAT_PREFIX, chatConversationId, notFound } from './chat-turns.js';
 import { DEFAULTS, type AuthenticatedUser } from './handler-options.js';
-import { HttpRefusal, refusalResponse } from './http-refusal.js';
+import { HttpRefusal } from './http-refusal.js';
 import { LISTING_TIMEOUT_MS, itemsOf, listInbox, queryString } from './inbox-listing.js';
 import { INBOX_DEFAULTS, MAX_INBOX_RUNS, type InboxHandlerOptions } from './inbox-options.js';
 import { listConversation } from './inbox-conversation.js';
@@ -19,6 +18,8 @@ import { accessRun, type InboxRunAccess } from './inbox-run.js';
 import { RunOpenings } from './run-opening.js';
 import { malformed, readJsonBody } from './read-body.js';
 import { runViewResponse } from './run-view-stream.js';
+import { streamOptions } from './sse.js';
+import { StreamSlots, withStreamSlot } from './stream-slots.js';
 
 const TOKEN = z.string().max(300);
 const approvalBody = z.strictObject({ approved: z.boolean(), reason: z.string().optional(), token: TOKEN });
@@ -55,10 +56,17 @@ export function createInboxHandler(options: InboxHandlerOptions): (request: Requ
     maxBodyBytes: options.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
     maxMessageBytes: options.maxMessageBytes ?? DEFAULTS.maxMessageBytes,
     keepAliveMs: options.keepAliveMs ?? DEFAULTS.keepAliveMs,
+    streamBufferBytes: options.streamBufferBytes ?? DEFAULTS.streamBufferBytes,
+    slowStreamMs: options.slowStreamMs ?? DEFAULTS.slowStreamMs,
     maxRuns: Math.min(MAX_INBOX_RUNS, Math.max(1, options.maxRuns ?? INBOX_DEFAULTS.maxRuns)),
     stateTimeoutMs: options.stateTimeoutMs ?? INBOX_DEFAULTS.stateTimeoutMs,
   };
   if (options.taskQueue !== undefined) queryString(options.taskQueue);
+  const origin = ownOrigin(options.origin);
+  const streams = new StreamSlots(
+    options.maxStreams ?? DEFAULTS.maxStreams,
+    options.maxStreamsPerUser ?? DEFAULTS.maxStreamsPerUser,
+  );
   const onError = options.onError ?? ((error: unknown) => console.error('durable-agent/http inbox:', error));
   const { client } = options;
   const openings = new RunOpenings(client);
@@ -71,9 +79,9 @@ export function createInboxHandler(options: InboxHandlerOptions): (request: Requ
         throw notFound('No such route: the inbox serves …/inbox, …/inbox/conversations/:id and …/inbox/runs/:id[/…].');
       }
       if (request.method !== route.method) {
-        throw new HttpRefusal(405, RefusalCode.HttpMethodNotAllowed, `Use ${route.method} for this route.`);
+        throw HttpRefusal.of(RefusalCode.HttpMethodNotAllowed, `Use ${route.method} for this route.`);
       }
-      checkOrigin(request, url, options.allowedOrigins ?? []);
+      checkOrigin(request, url, options.allowedOrigins ?? [], origin);
       const user = await authenticated(request, options.authenticate);
       const reviewer = (await options.reviewer?.(user, request)) === true;
       if (route.name === 'list') {
@@ -102,12 +110,12 @@ export function createInboxHandler(options: InboxHandlerOptions): (request: Requ
         case 'run':
           return json({ ...(await runSummary(access)), ...(await openings.of(access.workflowId, access.firstRunId)) });
         case 'stream':
-          return await runViewResponse(access.run, {
-            messageId: `run-${access.firstRunId}`,
-            keepAliveMs: settings.keepAliveMs,
-            signal: request.signal,
-            onError: (error) => onError(error, request),
-          });
+          return await withStreamSlot(streams, user.userId, (release) =>
+            runViewResponse(access.run, {
+              messageId: `run-${access.firstRunId}`,
+              ...streamOptions(settings, request, onError, release),
+            }),
+          );
         case 'approval':
           return json({ decided: await decide(access, route.id, await body(request, approvalBody), user, settings) });
         case 'elicitation':
@@ -117,7 +125,7 @@ export function createInboxHandler(options: InboxHandlerOptions): (request: Requ
           return json({ submitted: true });
       }
     } catch (error) {
-      return inboxErrorResponse(error, request, onError);
+      return errorResponse(error, request, onError);
     }
   };
 
@@ -201,7 +209,7 @@ async function decide(
   limits: { maxMessageBytes: number },
 ) {
   if (decision.reason !== undefined && utf8Length(decision.reason) > limits.maxMessageBytes) {
-    throw new HttpRefusal(413, RefusalCode.InputTooLarge, 'The reason is over maxMessageBytes: shorten it.');
+    throw HttpRefusal.of(RefusalCode.InputTooLarge, 'The reason is over maxMessageBytes: shorten it.');
   }
   ended(access);
   const decideOn: AgentRun['approve'] = decision.approved
@@ -226,7 +234,7 @@ async function answer(
   limits: { maxMessageBytes: number },
 ) {
   if (reply.content !== undefined && jsonBytes(reply.content) > limits.maxMessageBytes) {
-    throw new HttpRefusal(413, RefusalCode.InputTooLarge, 'The answer is over maxMessageBytes: shorten it.');
+    throw HttpRefusal.of(RefusalCode.InputTooLarge, 'The answer is over maxMessageBytes: shorten it.');
   }
   ended(access);
   const record = await access.run.respondToElicitation(
@@ -240,8 +248,7 @@ async function answer(
 /** Gives a client-side tool its result: the run's user only (a reviewer does not act as the user's page). */
 async function submit(access: InboxRunAccess, toolCallId: string, result: z.infer<typeof toolResultBody>) {
   if (!access.yours) {
-    throw new HttpRefusal(
-      403,
+    throw HttpRefusal.of(
       RefusalCode.HttpNotRunUser,
       "Only the run's own user gives its client-side tools their results: ask them to submit it.",
     );
@@ -251,28 +258,7 @@ async function submit(access: InboxRunAccess, toolCallId: string, result: z.infe
 }
 
 function ended(access: InboxRunAccess): void {
-  if (!access.running) throw new HttpRefusal(409, RefusalCode.RunEnded, 'This run has ended: it waits for nothing.');
-}
-
-/** The statuses of the run's refusals, so a page can tell a stale request (404, 409) from a refused decider (403). */
-const REFUSAL_STATUS: Partial<Record<string, number>> = {
-  [RefusalCode.ApprovalUnknownCall]: 404,
-  [RefusalCode.ElicitationUnknownQuestion]: 404,
-  [RefusalCode.ToolResultUnknownCall]: 404,
-  [RefusalCode.ApprovalTokenMismatch]: 403,
-  [RefusalCode.ElicitationTokenMismatch]: 403,
-  [RefusalCode.ApprovalNotAuthorized]: 403,
-  [RefusalCode.ElicitationNotAuthorized]: 403,
-  [RefusalCode.ElicitationInvalidAnswer]: 422,
-  [RefusalCode.InputMalformed]: 422,
-  [RefusalCode.InputTooLarge]: 413,
-};
-
-function inboxErrorResponse(error: unknown, request: Request, onError: (e: unknown, r: Request) => void): Response {
-  if (RunRequestRejectedError.isInstance(error)) {
-    return refusalResponse(new HttpRefusal(REFUSAL_STATUS[error.code] ?? 409, error.code, error.message));
-  }
-  return errorResponse(error, request, onError);
+  if (!access.running) throw HttpRefusal.of(RefusalCode.RunEnded, 'This run has ended: it waits for nothing.');
 }
 
 function json(body: unknown): Response {

@@ -6,7 +6,18 @@ import type { AgentHandlerOptions, AuthenticatedUser } from './handler-options.j
  */
 export interface InboxHandlerOptions extends Pick<
   AgentHandlerOptions,
-  'client' | 'authenticate' | 'allowedOrigins' | 'maxBodyBytes' | 'maxMessageBytes' | 'keepAliveMs' | 'onError'
+  | 'client'
+  | 'authenticate'
+  | 'allowedOrigins'
+  | 'origin'
+  | 'maxBodyBytes'
+  | 'maxMessageBytes'
+  | 'keepAliveMs'
+  | 'maxStreams'
+  | 'maxStreamsPerUser'
+  | 'streamBufferBytes'
+  | 'slowStreamMs'
+  | 'onError'
 > {
   /**
    * Whether this user reviews other users' runs: sees everything waiting in the namespace and may open any run. Their

@@ -3,16 +3,16 @@ import { HttpRefusal } from './http-refusal.js';
 
 /**
  * The request's body as JSON, read up to `maxBytes` (UTF-8 bytes on the wire): a larger one is refused as soon as
- * its `content-length` or its bytes pass the bound, without reading the rest.
+ * its `content-length` or its bytes pass the bound, without reading the rest. One nested deeper than
+ * {@link MAX_JSON_DEPTH} is refused before it is parsed (`Input.TooLarge`).
  */
 export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
   const declared = Number(request.headers.get('content-length') ?? NaN);
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
   const type = request.headers.get('content-type') ?? '';
   if (!/^application\/json\b/i.test(type)) {
-    throw new HttpRefusal(
-      415,
-      RefusalCode.InputMalformed,
+    throw HttpRefusal.of(
+      RefusalCode.HttpWrongContentType,
       'Send the body as JSON, with content-type: application/json.',
     );
   }
@@ -31,6 +31,13 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
     chunks.push(value);
   }
   const text = new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks));
+  // Everything after the parse (schemas, sizes, copies) recurses into the value: its depth is bounded first.
+  if (depthOver(text, MAX_JSON_DEPTH)) {
+    throw HttpRefusal.of(
+      RefusalCode.InputTooLarge,
+      `The request body nests deeper than ${MAX_JSON_DEPTH} levels: send a flatter value.`,
+    );
+  }
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -38,9 +45,32 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   }
 }
 
+/** Deepest nesting of arrays and objects a request body may have. */
+export const MAX_JSON_DEPTH = 64;
+
+/** Whether JSON text nests arrays and objects deeper than `max`, by one pass over it (strings skipped). */
+function depthOver(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
 function tooLarge(maxBytes: number): HttpRefusal {
-  return new HttpRefusal(
-    413,
+  return HttpRefusal.of(
     RefusalCode.InputTooLarge,
     `The request body is over ${maxBytes} bytes (maxBodyBytes): send fewer or shorter messages.`,
   );
@@ -48,5 +78,5 @@ function tooLarge(maxBytes: number): HttpRefusal {
 
 /** A body that is not what the route expects; `what` says what is wrong. */
 export function malformed(what: string): HttpRefusal {
-  return new HttpRefusal(400, RefusalCode.InputMalformed, `Malformed request: ${what}.`);
+  return HttpRefusal.of(RefusalCode.InputMalformed, `Malformed request: ${what}.`);
 }

@@ -6,16 +6,13 @@ import type { AgentRun } from '../client/agent-run.js';
 import { RunWithoutStreamError } from '../client/errors/run-without-stream-error.js';
 import { RefusalCode } from '../protocol/refusal-codes.js';
 import { HttpRefusal } from './http-refusal.js';
-import { sseResponse, UI_MESSAGE_STREAM_HEADERS, type EventWriter } from './sse.js';
+import { sseResponse, UI_MESSAGE_STREAM_HEADERS, type EventWriter, type StreamOptions } from './sse.js';
 import { UiMessageChunkMapper, type WebStreamPart } from './ui-message-chunks.js';
 
 /** How a run view's response is framed and bounded. */
-export interface RunViewOptions {
+export interface RunViewOptions extends StreamOptions {
   /** The message id the page's copy of the run has. */
   messageId: string;
-  keepAliveMs: number;
-  signal: AbortSignal;
-  onError: (error: unknown) => void;
 }
 
 /**
@@ -36,8 +33,7 @@ export async function runViewResponse(run: AgentRun, options: RunViewOptions): P
   } catch (error) {
     stopReading();
     if (RunWithoutStreamError.isInstance(error)) {
-      throw new HttpRefusal(
-        409,
+      throw HttpRefusal.of(
         RefusalCode.HttpUnsupported,
         'This run was started before runs had a stream: watch it with `durable-agent watch <runId>`.',
       );
@@ -58,8 +54,9 @@ export async function runViewResponse(run: AgentRun, options: RunViewOptions): P
       headers: UI_MESSAGE_STREAM_HEADERS,
       done: '[DONE]',
       broken: { type: 'error', errorText: 'The stream of this run broke off; reload to read on.' },
+      slow: { type: 'error', errorText: `${RefusalCode.HttpSlowReader}: this page read the run too slowly; reload.` },
     },
-    { keepAliveMs: options.keepAliveMs, signal: options.signal, onError: options.onError },
+    options,
   );
 }
 
@@ -75,6 +72,8 @@ async function write(
   for (let result = first; !result.done && !signal.aborted; result = await parts.next()) {
     for (const chunk of mapper.map(result.value)) writer.write(chunk);
     if (mapper.ended) return;
+    // The run is read no faster than the page reads it.
+    await writer.ready();
   }
   // A stream that ended without a terminal event (a terminated run): the message ends here.
   if (!signal.aborted) writer.write({ type: 'finish' });

@@ -78,6 +78,8 @@ export async function writeTurn<E>(
       next = Math.max(next, part.offset + 1);
       for (const event of protocol.map(part, next)) writer.write(event);
       if (protocol.ended) return;
+      // The run is read no faster than the client reads (one part ahead): a client that stops costs one buffer.
+      await writer.ready();
     }
     if (!signal.aborted) for (const event of protocol.closed(next)) writer.write(event);
   } finally {

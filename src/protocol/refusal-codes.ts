@@ -71,6 +71,14 @@ export const RefusalCode = {
   HttpUnavailable: 'Http.Unavailable',
   /** An unexpected failure; its details are in the server's log, never in the response. */
   HttpInternal: 'Http.Internal',
+  /** The body is not sent as `application/json`. */
+  HttpWrongContentType: 'Http.WrongContentType',
+  /** `authenticate` vouched for a user id runs cannot record (over 200 characters): fix the app's user ids. */
+  HttpInvalidUser: 'Http.InvalidUser',
+  /** Too many event streams open: this user's (`maxStreamsPerUser`) or the handler's (`maxStreams`). */
+  HttpTooManyStreams: 'Http.TooManyStreams',
+  /** The event stream was ended because its client read too slowly (`streamBufferBytes`, `slowStreamMs`). */
+  HttpSlowReader: 'Http.SlowReader',
   // Conversations (`conversation.send()`): a message refused before it is queued.
   /** The conversation has ended (`end()`, or it completed, failed or was terminated): start another id. */
   ConversationEnded: 'Conversation.Ended',

@@ -391,7 +391,7 @@ describe('durable-agent/http: useChat over a durable run', () => {
         const token = question.data.token;
         expect(await errorOf(await answer({ action: 'accept', content: { ok: true }, token: 'forged' }))).toMatchObject(
           {
-            status: 409,
+            status: 403,
             code: 'Elicitation.TokenMismatch',
           },
         );
@@ -406,7 +406,7 @@ describe('durable-agent/http: useChat over a durable run', () => {
           code: 'Http.NotFound',
         });
         expect(await errorOf(await answer({ action: 'decline', token }, 'alice', 'no-such-question'))).toMatchObject({
-          status: 409,
+          status: 403,
           code: 'Elicitation.UnknownQuestion',
         });
         const accepted = await answer({ action: 'accept', content: { ok: true }, token });
@@ -514,7 +514,7 @@ describe('durable-agent/http: useChat over a durable run', () => {
             'wrong content type',
             { method: 'POST', headers: as('alice', { 'content-type': 'text/plain' }), body: body(good) },
             415,
-            'Input.Malformed',
+            'Http.WrongContentType',
           ],
           [
             'an oversized body',

@@ -186,7 +186,7 @@ describe('the inbox over HTTP', () => {
       const forged = await call(server, 'ada', path(run, '/approvals/call-0'), { approved: true, token: 'guess' });
       expect(await errorCode(forged)).toEqual([403, 'Approval.TokenMismatch']);
       const unknown = await call(server, 'ada', path(run, '/approvals/nope'), { approved: true, token: 'guess' });
-      expect(await errorCode(unknown)).toEqual([404, 'Approval.UnknownCall']);
+      expect(await errorCode(unknown)).toEqual([403, 'Approval.UnknownCall']);
       const token = item!.kind === 'approval' ? item!.token : undefined;
       const decided = await call(server, 'ada', path(run, '/approvals/call-0'), { approved: true, token });
       expect(decided.status).toBe(200);

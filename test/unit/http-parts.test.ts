@@ -45,6 +45,7 @@ describe('http parts', () => {
       kind: 'message',
       chatId: 'c1',
       text: 'hi',
+      messageId: 'u',
     });
     const assistant = {
       id: 'a',
