@@ -18,7 +18,13 @@ import {
 import { ScriptedLanguageModel, type ScriptedReply } from '../../src/models/scripted-model.js';
 import { createTool } from '../../src/tool/tool.js';
 import { withAgentWorker, type HarnessClient } from '../support/agent-harness.js';
-import { CROSS_SITE_VARIANTS, RawConnection, crossSiteRequest, type RawResponse } from '../support/hostile-browser.js';
+import {
+  CROSS_SITE_VARIANTS,
+  RawConnection,
+  crossSiteRequest,
+  reconnectStorm,
+  type RawResponse,
+} from '../support/hostile-browser.js';
 import { chunksOf, messageOf, serveHandler, userMessage, type TestHttpServer } from '../support/http-chat.js';
 import { createTestEnv } from '../support/temporal.js';
 
@@ -145,6 +151,29 @@ describe('durable-agent/http under hostile browsers', () => {
             await capped.close();
           }
         }
+        // A reconnect storm (a reload loop): 80 resumes, 20 at a time, each dropped as soon as it answers. Each is a
+        // stream or a 429 with its code, and when it is over every slot is free again.
+        const storm = await reconnectStorm(80, 20, async () => {
+          const response = await fetch(`${server.url}/api/chat/${id}/stream`, { headers: as('ada') });
+          if (response.status === 200) {
+            await response.body?.cancel();
+            return 'stream';
+          }
+          return `${response.status} ${codeOf({ body: await response.text() })}`;
+        });
+        const answers = new Set(storm.map((result) => (result.status === 'fulfilled' ? result.value : 'failed')));
+        expect([...answers].filter((answer) => answer !== 'stream' && answer !== '429 Http.TooManyStreams')).toEqual(
+          [],
+        );
+        // The turn's own response holds one of ada's 16: the other 15 open again.
+        const reopen = async () => {
+          const after = await Promise.all(
+            Array.from({ length: 15 }, () => fetch(`${server.url}/api/chat/${id}/stream`, { headers: as('ada') })),
+          );
+          for (const response of after) await response.body?.cancel();
+          return after.filter((response) => response.status === 200).length;
+        };
+        await expect.poll(reopen, { timeout: 5_000 }).toBe(15);
         reading.abort();
         await first.catch(() => undefined);
       } finally {
