@@ -2,6 +2,7 @@
 // chat's first message, whose turns are the runs every route serves. The conversation's workflow id names the user
 // and its memo is checked on every lookup, so another user's chat is never found. Finding the running turn asks
 // Temporal's server (the conversation's pending child), not a worker: a page can rejoin a chat while no worker runs.
+import { createHash } from 'node:crypto';
 import type { WorkflowExecutionDescription, WorkflowHandle } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Conversation, ConversationTurn } from '../client/conversation.js';
@@ -81,7 +82,7 @@ export async function sendChatMessage(
   context: RequestContext,
   chatId: string,
   text: string,
-  /** The page's id of the message: the same message sent again is the same turn. */
+  /** The page's id of the message: the same message (id and text) sent again is the same turn. */
   messageId?: string,
 ): Promise<ChatTurn> {
   // A workflow with this id that is not this user's chat (started outside the handler) is never written to.
@@ -96,10 +97,16 @@ export async function sendChatMessage(
     context: { ...extra.context, chatId },
     workflow: { ...extra.workflow, memo: { ...extra.workflow?.memo, webUser: userId, webChat: chatId } },
   });
+  // The send is idempotent by the page's message id and the text: a retry is the same turn, while a page that
+  // reuses ids (a new tab counting from 1 again) sends its new message.
+  const key =
+    messageId !== undefined
+      ? `${messageId}:${createHash('sha256').update(text).digest('hex').slice(0, 16)}`
+      : undefined;
   // Every route streams the turn it sends: watched from its first piece.
   return chatTurn(
     chatId,
-    await conversation.send(text, { watched: true, ...(messageId !== undefined ? { messageId } : {}) }),
+    await conversation.send(text, { watched: true, ...(key !== undefined ? { messageId: key } : {}) }),
   );
 }
 

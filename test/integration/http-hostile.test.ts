@@ -383,82 +383,94 @@ describe('durable-agent/http under hostile browsers', () => {
   });
 
   it('refuses an AG-UI thread with a flood of metadata before any work, and a retried send is the same turn', async () => {
-    await withAgentWorker(env, [filesAgent([{ text: 'Hello.' }, { text: 'Hello again.' }])], async (harness) => {
-      const server = await serveBoth(harness.client);
-      try {
-        const thread = chatId();
-        const input = (messages: RunAgentInput['messages'], runId = 'r1'): RunAgentInput => ({
-          threadId: thread,
-          runId,
-          messages,
-          tools: [],
-          context: [],
-          state: {},
-          forwardedProps: {},
-        });
-        const metadata = Object.fromEntries(Array.from({ length: 90_000 }, (_, i) => [i.toString(36), 0]));
-        const flood = JSON.stringify(
-          input([{ id: 'u1', role: 'user', content: 'hi', metadata } as RunAgentInput['messages'][number]]),
-        );
-        expect(flood.length).toBeLessThan(1024 * 1024);
-        // The event loop stays free while the request is refused.
-        let worstLagMs = 0;
-        let last = performance.now();
-        const ticker = setInterval(() => {
-          const now = performance.now();
-          worstLagMs = Math.max(worstLagMs, now - last - 10);
-          last = now;
-        }, 10);
-        const refused = await fetch(`${server.url}/api/agui`, {
-          method: 'POST',
-          headers: as('ada', JSON_TYPE),
-          body: flood,
-        });
-        clearInterval(ticker);
-        expect(await errorOf(refused)).toEqual([413, 'Input.TooLarge']);
-        expect(worstLagMs).toBeLessThan(1_000);
-        // Refused before the message was queued: no conversation, no turn.
-        expect((await chatRuns(harness)).length).toBe(0);
+    await withAgentWorker(
+      env,
+      [filesAgent([{ text: 'Hello.' }, { text: 'Hello again.' }, { text: 'Hi.' }])],
+      async (harness) => {
+        const server = await serveBoth(harness.client);
+        try {
+          const thread = chatId();
+          const input = (messages: RunAgentInput['messages'], runId = 'r1'): RunAgentInput => ({
+            threadId: thread,
+            runId,
+            messages,
+            tools: [],
+            context: [],
+            state: {},
+            forwardedProps: {},
+          });
+          const metadata = Object.fromEntries(Array.from({ length: 90_000 }, (_, i) => [i.toString(36), 0]));
+          const flood = JSON.stringify(
+            input([{ id: 'u1', role: 'user', content: 'hi', metadata } as RunAgentInput['messages'][number]]),
+          );
+          expect(flood.length).toBeLessThan(1024 * 1024);
+          // The event loop stays free while the request is refused.
+          let worstLagMs = 0;
+          let last = performance.now();
+          const ticker = setInterval(() => {
+            const now = performance.now();
+            worstLagMs = Math.max(worstLagMs, now - last - 10);
+            last = now;
+          }, 10);
+          const refused = await fetch(`${server.url}/api/agui`, {
+            method: 'POST',
+            headers: as('ada', JSON_TYPE),
+            body: flood,
+          });
+          clearInterval(ticker);
+          expect(await errorOf(refused)).toEqual([413, 'Input.TooLarge']);
+          expect(worstLagMs).toBeLessThan(1_000);
+          // Refused before the message was queued: no conversation, no turn.
+          expect((await chatRuns(harness)).length).toBe(0);
 
-        // A client that lost the answer and sends the same message again gets the same turn, not a second one.
-        const message = { id: 'u1', role: 'user' as const, content: 'hi' };
-        const events = async (response: Response) => {
-          expect(response.status).toBe(200);
-          return (await response.text())
-            .split('\n\n')
-            .filter((frame) => frame.startsWith('data: '))
-            .map((frame) => JSON.parse(frame.slice(6)) as AGUIEvent);
-        };
-        const post = (body: RunAgentInput) =>
-          fetch(`${server.url}/api/agui`, {
-            method: 'POST',
-            headers: as('ada', JSON_TYPE),
-            body: JSON.stringify(body),
-          });
-        const once = await events(await post(input([message], 'r1')));
-        const again = await events(await post(input([message], 'r2')));
-        for (const run of [once, again]) {
-          expect(run.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success' } });
-          const snapshot = run.find((event) => event.type === EventType.MESSAGES_SNAPSHOT) as {
-            messages: Array<{ metadata?: unknown }>;
+          // A client that lost the answer and sends the same message again gets the same turn, not a second one.
+          const message = { id: 'u1', role: 'user' as const, content: 'hi' };
+          const events = async (response: Response) => {
+            expect(response.status).toBe(200);
+            return (await response.text())
+              .split('\n\n')
+              .filter((frame) => frame.startsWith('data: '))
+              .map((frame) => JSON.parse(frame.slice(6)) as AGUIEvent);
           };
-          expect(snapshot.messages[0]!.metadata).toEqual({ durableAgent: { turn: 1 } });
-        }
-        // And the same for useChat: a POST retried with the same message id.
-        const chat = chatId();
-        const send = () =>
-          fetch(`${server.url}/api/chat`, {
+          const post = (body: RunAgentInput) =>
+            fetch(`${server.url}/api/agui`, {
+              method: 'POST',
+              headers: as('ada', JSON_TYPE),
+              body: JSON.stringify(body),
+            });
+          const once = await events(await post(input([message], 'r1')));
+          const again = await events(await post(input([message], 'r2')));
+          for (const run of [once, again]) {
+            expect(run.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success' } });
+            const snapshot = run.find((event) => event.type === EventType.MESSAGES_SNAPSHOT) as {
+              messages: Array<{ metadata?: unknown }>;
+            };
+            expect(snapshot.messages[0]!.metadata).toEqual({ durableAgent: { turn: 1 } });
+          }
+          // And the same for useChat: a POST retried with the same message id.
+          const chat = chatId();
+          const send = () =>
+            fetch(`${server.url}/api/chat`, {
+              method: 'POST',
+              headers: as('ada', JSON_TYPE),
+              body: JSON.stringify({ id: chat, messages: [userMessage('hi', 'm1')], trigger: 'submit-message' }),
+            });
+          const first = await chunksOf(await send());
+          const second = await chunksOf(await send());
+          expect(first[0]).toEqual(second[0]);
+          expect((await chatRuns(harness)).length).toBe(2);
+          // A page that reuses an id for another message (a new tab counting from 1 again) sends it.
+          const other = await fetch(`${server.url}/api/chat`, {
             method: 'POST',
             headers: as('ada', JSON_TYPE),
-            body: JSON.stringify({ id: chat, messages: [userMessage('hi', 'm1')], trigger: 'submit-message' }),
+            body: JSON.stringify({ id: chat, messages: [userMessage('hi again', 'm1')], trigger: 'submit-message' }),
           });
-        const first = await chunksOf(await send());
-        const second = await chunksOf(await send());
-        expect(first[0]).toEqual(second[0]);
-        expect((await chatRuns(harness)).length).toBe(2);
-      } finally {
-        await server.close();
-      }
-    });
+          expect((await chunksOf(other))[0]).toMatchObject({ type: 'start', messageId: `msg-${chat}-turn-2` });
+          expect((await chatRuns(harness)).length).toBe(3);
+        } finally {
+          await server.close();
+        }
+      },
+    );
   });
 });
