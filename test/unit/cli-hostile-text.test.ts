@@ -22,6 +22,7 @@ describe('hostile text in the inline approval', () => {
       run,
       prompter: {
         ask: () => Promise.resolve(answers.shift()),
+        key: () => Promise.resolve(answers.shift()),
         close: () => {},
       } as unknown as InlineContext['prompter'],
       out: (text) => written.push(text),
