@@ -13,7 +13,7 @@ import { createTool } from '../../src/tool/tool.js';
 import { launchBrowser, type TestBrowser } from '../support/browser.js';
 import { withAgentWorker, type HarnessClient } from '../support/agent-harness.js';
 import { ask, bundleChatPage, messageTexts, newChatUrl, serveChatPage } from '../support/chat-page.js';
-import type { TestHttpServer } from '../support/http-chat.js';
+import { serveHandler, type TestHttpServer } from '../support/http-chat.js';
 import { createTestEnv } from '../support/temporal.js';
 
 let env: TestWorkflowEnvironment;
@@ -84,7 +84,18 @@ function webAgent(): Agent {
   return new Agent({ name: 'web', instructions: '', model, tools: [deleteFile, wait] });
 }
 
-async function withPage<T>(fn: (page: Page, server: TestHttpServer, harness: HarnessClient) => Promise<T>): Promise<T> {
+/** A request the handler received: its path, Origin header, whether it carried the session, and the answer's status. */
+interface Received {
+  path: string;
+  origin: string | null;
+  session: boolean;
+  status: number;
+}
+
+async function withPage<T>(
+  fn: (page: Page, server: TestHttpServer, harness: HarnessClient, received: Received[]) => Promise<T>,
+): Promise<T> {
+  const received: Received[] = [];
   return await withAgentWorker(env, [webAgent()], async (harness) => {
     const handler = createAgentHandler({
       client: harness.client,
@@ -97,12 +108,21 @@ async function withPage<T>(fn: (page: Page, server: TestHttpServer, harness: Har
       conversationOptions: () => ({ workflow: { workflowExecutionTimeout: '2 minutes' } }),
       onError: (error) => console.error(error),
     });
-    const server = await serveChatPage(handler, appJs);
+    const server = await serveChatPage(async (request) => {
+      const response = await handler(request);
+      received.push({
+        path: new URL(request.url).pathname,
+        origin: request.headers.get('origin'),
+        session: (request.headers.get('cookie') ?? '').includes(SESSION),
+        status: response.status,
+      });
+      return response;
+    }, appJs);
     await browser.context.addCookies([{ name: 'session', value: SESSION, url: server.url }]);
     const page = await browser.context.newPage();
     page.on('pageerror', (error) => console.error('page error:', error));
     try {
-      return await fn(page, server, harness);
+      return await fn(page, server, harness, received);
     } finally {
       await page.close();
       await server.close();
@@ -191,6 +211,52 @@ describe('useChat in a real browser', () => {
       const runs: string[] = [];
       for await (const run of harness.client.list(turnRuns(harness))) runs.push(run.workflowId.replace(/^.*\//, ''));
       expect(runs.sort()).toEqual(['turn-1', 'turn-2']);
+    });
+  });
+
+  it('a page of another origin cannot stop the turn, though the browser sends it the session cookie', async () => {
+    await withPage(async (page, server, harness, received) => {
+      const url = chatUrl(server);
+      const chatId = new URL(url).searchParams.get('chat')!;
+      await page.goto(url);
+      await ask(page, 'count to a million');
+      await page.waitForSelector('.tool[data-tool="wait"][data-state="output-available"]');
+      // Another app on the same host: same site (cookies go along), another origin. It posts to the stop route the
+      // two ways a page can without the handler's consent: a form that submits itself, and a no-cors fetch.
+      const target = `${server.url}/api/chat/${encodeURIComponent(chatId)}/stop`;
+      const evilPage =
+        `<!doctype html><html><body><form id="f" method="POST" action="${target}" enctype="text/plain">` +
+        `<input name="x" value="y"></form><script>` +
+        `fetch(${JSON.stringify(target)}, { method: 'POST', mode: 'no-cors', credentials: 'include', body: '{}' })` +
+        `.finally(() => { document.title = 'fetched'; document.getElementById('f').submit(); });</script></body></html>`;
+      const evil = await serveHandler(async () => new Response(evilPage, { headers: { 'content-type': 'text/html' } }));
+      const attacker = await browser.context.newPage();
+      const stops = () => received.filter((request) => request.path.endsWith('/stop'));
+      try {
+        await attacker.goto(evil.url);
+        await expect.poll(() => stops().length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+      } finally {
+        await attacker.close();
+        await evil.close();
+      }
+      // Both reached the handler with the session cookie and the attacker's origin, and were refused.
+      for (const request of stops()) {
+        expect(request).toMatchObject({ origin: evil.url, session: true, status: 403 });
+      }
+      // The turn still runs; the page's own Stop (same origin) still works.
+      let status: string | undefined;
+      for await (const run of harness.client.list(turnRuns(harness))) status = run.status;
+      expect(status).toBe('RUNNING');
+      await page.click('#stop');
+      await expect
+        .poll(
+          async () => {
+            for await (const run of harness.client.list(turnRuns(harness))) return run.status;
+            return undefined;
+          },
+          { timeout: 20_000 },
+        )
+        .toBe('CANCELLED');
     });
   });
 });
