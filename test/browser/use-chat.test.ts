@@ -233,10 +233,11 @@ describe('useChat in a real browser', () => {
       const attacker = await browser.context.newPage();
       const stops = () => received.filter((request) => request.path.endsWith('/stop'));
       try {
-        await attacker.goto(evil.url);
-        await expect.poll(() => stops().length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+        // Only the page's arrival is awaited: its script navigates it away again (the form), maybe before `load`.
+        await attacker.goto(evil.url, { waitUntil: 'commit', timeout: 20_000 });
+        await expect.poll(() => stops().length, { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
       } finally {
-        await attacker.close();
+        await attacker.close({ runBeforeUnload: false });
         await evil.close();
       }
       // Both reached the handler with the session cookie and the attacker's origin, and were refused.
@@ -247,7 +248,7 @@ describe('useChat in a real browser', () => {
       let status: string | undefined;
       for await (const run of harness.client.list(turnRuns(harness))) status = run.status;
       expect(status).toBe('RUNNING');
-      await page.click('#stop');
+      await page.click('#stop', { timeout: 20_000 });
       await expect
         .poll(
           async () => {
@@ -258,5 +259,6 @@ describe('useChat in a real browser', () => {
         )
         .toBe('CANCELLED');
     });
-  });
+    // Two pages, a second server and two polls: on a loaded CI machine this takes well over the default minute once.
+  }, 150_000);
 });
