@@ -54,8 +54,6 @@ export {
   type ToolApiEntry,
   type ToolExecuteFactory,
 } from './tool/tool-manager.js';
-export { checkToolCall, type ToolCallCheck, type ToolLookup } from './tool/check-tool-call.js';
-export { runToolPipeline, type RunToolPipelineInput, type ToolPipelineOutcome } from './tool/pipeline.js';
 export type { AgentRef, AgentToolHooks, OnToolEndArgs, OnToolErrorArgs, OnToolStartArgs } from './tool/agent-hooks.js';
 export type { ToolErrorCause, ToolErrorResult } from './tool/error-result.js';
 export { DurableAgentError, type DurableAgentErrorOptions } from './errors/durable-agent-error.js';
@@ -102,8 +100,98 @@ export type {
   PendingApproval,
 } from './protocol/index.js';
 
-// MCP: servers whose tools an agent uses (in-process, and in durable runs through the worker).
-export * from './mcp/index.js';
+// MCP: servers whose tools an agent uses (in-process, and in durable runs through the worker). The pieces the worker's
+// activities are built from (connection pool, listing and call normalization, deadlines) are internal.
+export {
+  MCPConfiguration,
+  type MCPConfigurationOptions,
+  type MCPToolset,
+  type McpServerFailure,
+} from './mcp/configuration.js';
+export { MCPClient, type MCPClientConfig, type MCPClientEvents } from './mcp/client.js';
+export { UserInputBridge, type UserInputHandler } from './mcp/user-input-bridge.js';
+export type { McpConnectionPoolOptions } from './mcp/connection-pool.js';
+export { DEFAULT_MCP_TIMEOUT_MS } from './mcp/server-operations.js';
+export type { McpToolAnnotations, McpToolDefinition } from './mcp/listing.js';
+export type {
+  McpElicitationAnswer,
+  McpElicitationContent,
+  McpElicitationHandler,
+  McpElicitationRequest,
+} from './mcp/elicitation.js';
+export type {
+  MCPAuthorizationAction,
+  MCPAuthorizationConfig,
+  MCPAuthorizationContext,
+  MCPCanFunction,
+  MCPCanParams,
+  MCPCanResult,
+  MCPVerifiedIdentity,
+  MCPVerifyIdentity,
+} from './mcp/authorization.js';
+export { CLAIMS_CONTEXT_KEY, signClaims, verifySignedClaims, type SignedClaims } from './mcp/signed-claims.js';
+export { MCPAuthorizationError } from './mcp/errors/mcp-authorization-error.js';
+export { MCPConfigurationError } from './mcp/errors/mcp-configuration-error.js';
+export { McpServerError, type McpFailureReason } from './mcp/errors/mcp-server-error.js';
+export { McpToolError } from './mcp/errors/mcp-tool-error.js';
+export { McpFailureType, type McpFailureTypeName } from './mcp/classify-mcp-error.js';
+export type {
+  HttpServerConfig,
+  MCPAuthContext,
+  MCPServerConfig,
+  MCPServerConfigBase,
+  MCPTransportKind,
+  SSEServerConfig,
+  StdioServerConfig,
+  StreamableHTTPServerConfig,
+} from './mcp/types.js';
 
-// Tool routing: searchTools/callTool over a tool pool, lexical and embedding ranking.
-export * from './routing/index.js';
+// Tool routing: searchTools/callTool over a tool pool, lexical and embedding ranking. Ranking internals (embedding
+// batches, cosine, score fusion, the checks a routed call goes through) are not part of the public surface.
+export * from './routing/constants.js';
+export type {
+  EmbeddingModelObject,
+  RunToolRoutingOverride,
+  ToolRanking,
+  ToolRankingStats,
+  ToolRoutingEmbeddingConfig,
+  ToolRoutingEmbeddingInput,
+  ToolSearchCandidate,
+  ToolSearchContext,
+  ToolSearchInput,
+  ToolSearchResult,
+  ToolSearchResultItem,
+  ToolSearchSelection,
+  ToolSearchStrategy,
+  ToolTextFunction,
+} from './routing/types.js';
+export { ToolRoutingConfigError } from './routing/errors/tool-routing-config-error.js';
+export { CallToolRefusedError } from './routing/errors/call-tool-refused-error.js';
+export { defaultToolText } from './routing/tool-text.js';
+export { EmbeddingCache, type EmbeddingCacheOptions, type EmbeddingCacheStats } from './routing/embedding-cache.js';
+export {
+  EmbeddingToolSearchStrategy,
+  createEmbeddingToolSearchStrategy,
+  type EmbeddingToolSearchStrategyOptions,
+} from './routing/strategies/embedding-strategy.js';
+export {
+  LexicalToolSearchStrategy,
+  createLexicalToolSearchStrategy,
+  type LexicalToolSearchStrategyOptions,
+} from './routing/strategies/lexical-strategy.js';
+export {
+  CALL_TOOL_DESCRIPTION,
+  SEARCH_TOOLS_DESCRIPTION,
+  callToolParameters,
+  searchToolsParameters,
+} from './routing/builtin-tools.js';
+export { ToolSearchService, type ToolSearchServiceOptions } from './routing/tool-search-service.js';
+export {
+  ToolRouter,
+  createToolRouter,
+  type ToolApprovalHandler,
+  type ToolApprovalRequest,
+  type ToolPool,
+  type ToolRouterOptions,
+  type ToolRouterSearch,
+} from './routing/tool-router.js';
