@@ -107,11 +107,15 @@ export const WATCH_BUDGET_MAX = 1024 * 1024;
 const MAX_DELTA_LOG_BYTES = 2_000_000;
 const DELTA_KINDS: ReadonlySet<string> = new Set<DeltaKind>(['text', 'reasoning', 'tool-input']);
 
-/** An item of the log: its wire form, and its bytes on the wire (base64 and topic are ASCII). */
+/**
+ * An item of the log: its wire form, its bytes on the wire (base64 and topic are ASCII), and the bytes of every item
+ * appended before it in this execution (so the bytes from any offset to the end cost one subtraction).
+ */
 interface LogItem {
   topic: string;
   data: string;
   bytes: number;
+  before: number;
 }
 
 /** A poll waiting for items: where it reads from, since when, and whether it was released. */
@@ -145,12 +149,14 @@ const MAX_PUBLISHERS_PER_ATTEMPT = 4;
  */
 class WatchBudget {
   private bytes = WATCH_BUDGET_START;
+  /** When the budget began to earn by time: what time earned is a function of the time since then. */
+  private readonly since = Date.now();
+  /** What time earned that {@link bytes} holds already. */
   private timeEarned = 0;
-  private at = Date.now();
 
   /** What the budget holds now (time earned so far included), without changing it. */
   available(now = Date.now()): number {
-    return Math.min(WATCH_BUDGET_MAX, this.bytes + this.earnable(now));
+    return Math.min(WATCH_BUDGET_MAX, this.bytes + this.earnedSince(now));
   }
 
   /** An item was appended: live delivery of it to a few processes is paid for. */
@@ -165,17 +171,19 @@ class WatchBudget {
     this.bytes -= bytes;
   }
 
-  private earnable(now: number): number {
-    const elapsed = Math.max(0, now - this.at) / 1_000;
-    return Math.min(WATCH_BUDGET_TIME_TOTAL - this.timeEarned, Math.floor(elapsed * WATCH_BUDGET_PER_SECOND));
+  /**
+   * What time earned since the last settle. Counted from {@link since}, not from the last settle, so that settling
+   * often (an item every few milliseconds) loses no fraction of a byte each time.
+   */
+  private earnedSince(now: number): number {
+    const total = Math.floor((Math.max(0, now - this.since) / 1_000) * WATCH_BUDGET_PER_SECOND);
+    return Math.min(WATCH_BUDGET_TIME_TOTAL, total) - this.timeEarned;
   }
 
   private settle(): void {
     const now = Date.now();
-    const earned = this.earnable(now);
-    this.timeEarned += earned;
-    this.bytes = Math.min(WATCH_BUDGET_MAX, this.bytes + earned);
-    this.at = now;
+    this.bytes = this.available(now);
+    this.timeEarned += this.earnedSince(now);
   }
 }
 
@@ -207,6 +215,8 @@ export class RunStream {
   /** Polls waiting for items, oldest first. */
   private readonly parked: ParkedPoll[] = [];
   private readonly budget = new WatchBudget();
+  /** Bytes of every item appended in this execution (carried ones included): see {@link LogItem.before}. */
+  private appendedBytes = 0;
   /** Whether polls renew the run's watched memo (`PATCHES.watchedDeltas`), and when it was last renewed. */
   private announcing = false;
   private announcedAt = Number.NEGATIVE_INFINITY;
@@ -219,7 +229,11 @@ export class RunStream {
     private readonly applyProgress: (progress: ToolProgress) => boolean,
   ) {
     this.baseOffset = Number.isSafeInteger(prior?.base_offset) ? prior!.base_offset : 0;
-    this.log = (prior?.log ?? []).map(({ topic, data }) => ({ topic, data, bytes: data.length + topic.length }));
+    this.log = (prior?.log ?? []).map(({ topic, data }) => {
+      const bytes = data.length + topic.length;
+      this.appendedBytes += bytes;
+      return { topic, data, bytes, before: this.appendedBytes - bytes };
+    });
     this.log.forEach((item, index) => {
       if (item.topic !== RUN_STREAM_TOPICS.events) return;
       const seq = decodeSeq(item.data);
@@ -345,9 +359,8 @@ export class RunStream {
     const full = this.parked.length >= MAX_POLLS_IN_FLIGHT;
     // What this poll would put in history now: its events, the items it can read at once, and, when every place is
     // taken by a poll that has not outlived its lifetime, the released poll's events.
-    const start = Math.max(from!, this.baseOffset) - this.baseOffset;
-    let ready = 0;
-    for (let i = start; i < this.log.length && ready < MAX_POLL_RESULT_BYTES; i++) ready += this.log[i]!.bytes;
+    const first = this.log[Math.max(from!, this.baseOffset) - this.baseOffset];
+    const ready = first ? this.appendedBytes - first.before : 0;
     const releases = full && now - this.parked[0]!.since < POLL_LIFETIME_MS ? 1 : 0;
     const cost = POLL_EVENT_BYTES * (1 + releases) + Math.min(ready, MAX_POLL_RESULT_BYTES);
     if (cost > this.budget.available(now)) {
@@ -413,7 +426,8 @@ export class RunStream {
 
   private append(topic: string, value: unknown, bytes = 0): void {
     const data = encodeStreamData(defaultPayloadConverter.toPayload(value));
-    const item = { topic, data, bytes: data.length + topic.length };
+    const item = { topic, data, bytes: data.length + topic.length, before: this.appendedBytes };
+    this.appendedBytes += item.bytes;
     this.log.push(item);
     this.budget.earnItem(item.bytes);
     if (bytes > 0) {

@@ -212,20 +212,32 @@ class RunFeed {
    * answer in time, nothing is read here: the poll that follows waits for one, as it would anyway.
    */
   private async catchUp(expected: number): Promise<number> {
-    let next = expected;
+    const position = { next: expected };
     try {
-      for (let more = true; more && !this.terminal; ) {
-        const tail = await throughWorker(this.handle, () => this.handle.query(runStreamTailQuery, next), {
-          request: 'the stream tail query',
-          timeoutMs: TAIL_TIMEOUT_MS,
-        });
-        for (const item of tail.items) next = this.accept(item.topic, decodeStreamData(item.data), item.offset, next);
-        more = tail.items.length > 0 && next < tail.nextOffset;
-      }
+      await this.readTailQuery(position);
     } catch (error) {
-      if (!NoWorkerError.isInstance(error) && !WorkerTimeoutError.isInstance(error)) throw error;
+      if (!isUnanswered(error)) throw error;
     }
-    return next;
+    return position.next;
+  }
+
+  /**
+   * Reads the stream tail query from `position.next` until it holds nothing more (or the terminal event), moving
+   * `position.next` on with every item (so a caller that catches a failure knows what was read). Throws
+   * `NoWorkerError`/`WorkerTimeoutError` when no worker answers within {@link TAIL_TIMEOUT_MS}.
+   */
+  private async readTailQuery(position: { next: number }): Promise<void> {
+    for (let more = true; more && !this.terminal; ) {
+      const from = position.next;
+      const tail = await throughWorker(this.handle, () => this.handle.query(runStreamTailQuery, from), {
+        request: 'the stream tail query',
+        timeoutMs: TAIL_TIMEOUT_MS,
+      });
+      for (const item of tail.items) {
+        position.next = this.accept(item.topic, decodeStreamData(item.data), item.offset, position.next);
+      }
+      more = tail.items.length > 0 && position.next < tail.nextOffset;
+    }
   }
 
   private terminal = false;
@@ -236,33 +248,24 @@ class RunFeed {
    * record: its events, which close the steps whose deltas and progress they stand in for (no worker needed).
    */
   private async readTail(expected: number): Promise<void> {
-    let next = expected;
+    const position = { next: expected };
     const key = this.handle.workflowId;
     const remembered = unansweredTails.get(this.handle.client) ?? new Map<string, number>();
     unansweredTails.set(this.handle.client, remembered);
     // A closed run whose tail query nobody answered a moment ago goes to its record at once.
     if ((remembered.get(key) ?? 0) <= Date.now()) {
       try {
-        for (let more = true; more && !this.terminal; ) {
-          const tail = await throughWorker(this.handle, () => this.handle.query(runStreamTailQuery, next), {
-            request: 'the stream tail query',
-            timeoutMs: TAIL_TIMEOUT_MS,
-          });
-          for (const item of tail.items) {
-            next = this.accept(item.topic, decodeStreamData(item.data), item.offset, next);
-          }
-          more = tail.items.length > 0 && next < tail.nextOffset;
-        }
+        await this.readTailQuery(position);
         return;
       } catch (error) {
-        if (!NoWorkerError.isInstance(error) && !WorkerTimeoutError.isInstance(error)) throw error;
+        if (!isUnanswered(error)) throw error;
         remembered.set(key, Date.now() + UNANSWERED_TAIL_MEMORY_MS);
         if (remembered.size > 1_000) remembered.delete(remembered.keys().next().value!);
-        if (!(await this.readRecord(next))) throw error;
+        if (!(await this.readRecord(position.next))) throw error;
         return;
       }
     }
-    if (!(await this.readRecord(next))) {
+    if (!(await this.readRecord(position.next))) {
       throw new Error(`Run '${key}' has closed and recorded no stream section; a worker must answer its tail query.`);
     }
   }
@@ -298,6 +301,11 @@ class RunFeed {
     }
     return offset + 1;
   }
+}
+
+/** No worker answered the tail query in time. */
+function isUnanswered(error: unknown): boolean {
+  return NoWorkerError.isInstance(error) || WorkerTimeoutError.isInstance(error);
 }
 
 /** The failure type a poll was refused or failed with by the run (workflows/run-stream.ts), if it was. */
