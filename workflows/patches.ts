@@ -1,4 +1,5 @@
 import { RUN_STREAM_PATCH } from '../src/protocol/index.js';
+import { RUN_PROTOCOL_PATCH } from '../src/protocol/run-protocol.js';
 
 /**
  * Every patch id the agent loop passes to `patched()`. A run whose history predates a patch replays without its
@@ -6,6 +7,8 @@ import { RUN_STREAM_PATCH } from '../src/protocol/index.js';
  * a patch and how a patch is retired. Never reuse or rename an id.
  */
 export const PATCHES = {
+  /** 0.4.0: the run protocol 4 (`workflows/protocol.ts`), decided once per run by its first execution. */
+  v0_4: RUN_PROTOCOL_PATCH,
   /**
    * v0.2.0: at most `toolConcurrency` tool activities of one step run at once (v0.1.0 scheduled every call of a step
    * at once, and a response with thousands of calls exceeded Temporal's 2,000 pending activities).

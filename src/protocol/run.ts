@@ -66,6 +66,11 @@ export interface RunContinuation {
    */
   stream?: RunStreamContinuation;
   generation: number;
+  /**
+   * The run's protocol (`workflows/protocol.ts`), carried so every execution follows the one its first execution
+   * decided. Continuations written by v0.1.0–v0.3.0 code lack it: the next execution decides it from its history.
+   */
+  protocol?: number;
 }
 
 /** What a routed run carries into its next execution. */
