@@ -87,7 +87,14 @@ export class ConversationEntityState {
   /** The completed-turn count at which the state was too large to continue as new: tried again after a turn. */
   private tooLargeAt: number | undefined;
 
-  constructor(private readonly input: ConversationInput) {
+  /**
+   * `protocol`: the run protocol this execution follows (`runProtocol()`, decided before anything else and carried).
+   * No rule of a conversation depends on it yet; it is carried so that every execution keeps its first one.
+   */
+  constructor(
+    private readonly input: ConversationInput,
+    readonly protocol: number,
+  ) {
     const carried = input.continuation;
     this.conversationId = input.conversationId;
     this.limits = { ...CONVERSATION_LIMITS, ...input.limits };
@@ -305,6 +312,7 @@ export class ConversationEntityState {
       ending: this.ending,
       compaction: this.resolved(),
       generation: this.generation + 1,
+      protocol: this.protocol,
     };
   }
 

@@ -36,6 +36,7 @@ import {
   type TurnOutcome,
   type TurnStart,
 } from './conversation-state.js';
+import { runProtocol } from './protocol.js';
 import { refusal, refuse } from './refusals.js';
 
 export type { ConversationOutput } from './conversation-state.js';
@@ -68,7 +69,8 @@ const { authorizeConversationMessage, describeConversation } = proxyLocalActivit
  * delegate to it, then runs the loop: compact, run the next turn, record it, continue as new past the budget.
  */
 export async function durableAgentConversation(input: ConversationInput): Promise<ConversationOutput> {
-  const conversation = new ConversationEntityState(input);
+  // The first thing an execution decides (a marker and the memo in the first task), before any handler runs.
+  const conversation = new ConversationEntityState(input, runProtocol(input.continuation));
 
   setHandler(
     conversationSendUpdate,

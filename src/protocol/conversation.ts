@@ -102,6 +102,11 @@ export interface ConversationContinuation {
   /** The compaction settings resolved at the conversation's start (its own over the agent's over the defaults). */
   compaction: ResolvedCompaction;
   generation: number;
+  /**
+   * The conversation's run protocol (`workflows/protocol.ts`), decided by its first execution and carried. Continuations
+   * written before it was carried lack it: the next execution decides it from its history.
+   */
+  protocol?: number;
 }
 
 /** Compaction settings as a conversation applies them; `summarize`: the agent has a summarizer. */

@@ -11,6 +11,7 @@ import type { ConversationState } from '../../src/protocol/conversation.js';
 import { nextRunId } from '../../src/client/history/run-chain.js';
 import { ScriptedLanguageModel, type ScriptedRequest } from '../../src/models/scripted-model.js';
 import { SUMMARY_TAG } from '../../src/protocol/conversation.js';
+import { CURRENT_RUN_PROTOCOL, RUN_PROTOCOL_MEMO_KEY } from '../../src/protocol/run-protocol.js';
 import { recordHistory, withAgentWorker } from '../support/agent-harness.js';
 import { createTestEnv, randomWorkflowId } from '../support/temporal.js';
 
@@ -116,6 +117,14 @@ describe('a bounded conversation', () => {
 
       // Each execution's history stayed under the budget (plus one turn's events: it continues between turns).
       const described = await env.client.workflow.getHandle(id).describe();
+      // The first execution decided the protocol and recorded it; the later ones carried it and recorded it again.
+      const firstRun = await env.client.workflow
+        .getHandle(id, described.raw.workflowExecutionInfo?.firstRunId ?? undefined)
+        .describe();
+      expect(firstRun.runId).not.toBe(described.runId);
+      for (const execution of [firstRun, described]) {
+        expect(execution.memo?.[RUN_PROTOCOL_MEMO_KEY]).toBe(CURRENT_RUN_PROTOCOL);
+      }
       await recordHistory(
         'conversation-continue-as-new',
         env,

@@ -8,6 +8,7 @@ import {
   type ConversationMessage,
 } from '../../src/protocol/conversation.js';
 import { RefusalCode, jsonBytes, type TranscriptMessage } from '../../src/protocol/index.js';
+import { CURRENT_RUN_PROTOCOL } from '../../src/protocol/run-protocol.js';
 import { ConversationEntityState, resolveCompaction } from '../../workflows/conversation-state.js';
 
 const noSummarizer = { summarize: false };
@@ -15,7 +16,7 @@ const base: ConversationInput = { conversationId: 'c1', agentName: 'helper', use
 
 /** A conversation whose compaction settings are resolved (as the workflow does before its first turn). */
 function conversationOf(input: Partial<ConversationInput> = {}): ConversationEntityState {
-  const conversation = new ConversationEntityState({ ...base, ...input });
+  const conversation = new ConversationEntityState({ ...base, ...input }, CURRENT_RUN_PROTOCOL);
   conversation.resolveCompaction(noSummarizer);
   return conversation;
 }
@@ -305,7 +306,10 @@ describe('compaction', () => {
       resolveCompaction({ triggerMessages: -1, triggerBytes: Number.NaN, keepMessages: 0 }, { summarize: false }),
     ).toEqual({ triggerMessages: 40, triggerBytes: 200 * 1024, keepMessages: 1, summarize: false });
     expect(resolveCompaction({ triggerMessages: 7.9 }, { summarize: false }).triggerMessages).toBe(7);
-    const conversation = new ConversationEntityState({ ...base, compaction: { triggerMessages: 3 } });
+    const conversation = new ConversationEntityState(
+      { ...base, compaction: { triggerMessages: 3 } },
+      CURRENT_RUN_PROTOCOL,
+    );
     expect(() => conversation.compactionPlan()).toThrow(/resolved before its first turn/);
     expect(conversation.resolveCompaction({ summarize: true }).triggerMessages).toBe(3);
     // Asked again (a replayed description, a carried setting): the first answer stays.
@@ -424,12 +428,16 @@ describe('continue-as-new', () => {
       ending: false,
       compaction: { triggerMessages: 2, triggerBytes: 200 * 1024, keepMessages: 1, summarize: false },
       generation: 1,
+      protocol: CURRENT_RUN_PROTOCOL,
     });
     // The carried queue is a copy: a send accepted after it was taken is not in it.
     conversation.accept(send('five'));
     expect(carried.queue).toHaveLength(2);
 
-    const next = new ConversationEntityState({ ...base, continuation: JSON.parse(JSON.stringify(carried)) });
+    const next = new ConversationEntityState(
+      { ...base, continuation: JSON.parse(JSON.stringify(carried)) },
+      carried.protocol!,
+    );
     expect(next.compaction).toEqual(carried.compaction);
     expect(next.snapshot()).toEqual({
       conversationId: 'c1',
@@ -459,17 +467,26 @@ describe('continue-as-new', () => {
     expect(next.continuation().generation).toBe(2);
   });
 
+  it('carries the protocol its first execution decided', () => {
+    const older = new ConversationEntityState(base, 2);
+    older.resolveCompaction(noSummarizer);
+    expect(older.continuation().protocol).toBe(2);
+    expect(
+      new ConversationEntityState({ ...base, continuation: older.continuation() }, 2).continuation(),
+    ).toMatchObject({ protocol: 2, generation: 2 });
+  });
+
   it('an ending conversation stays ending in its next execution', () => {
     const conversation = conversationOf();
     conversation.accept(send('last'));
     conversation.end();
-    const next = new ConversationEntityState({ ...base, continuation: conversation.continuation() });
+    const next = new ConversationEntityState({ ...base, continuation: conversation.continuation() }, 4);
     expect(next.admission(send('more'))?.code).toBe(RefusalCode.ConversationEnded);
     expect(next.snapshot()).toMatchObject({ status: 'ending', queued: [{ turn: 1 }] });
   });
 
   it('cannot carry a conversation whose settings were never resolved', () => {
-    const conversation = new ConversationEntityState(base);
+    const conversation = new ConversationEntityState(base, CURRENT_RUN_PROTOCOL);
     expect(() => conversation.continuation()).toThrow(/resolved before its first turn/);
   });
 });
