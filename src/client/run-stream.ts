@@ -5,15 +5,8 @@ import {
   WorkflowUpdateStage,
   type WorkflowHandle,
 } from '@temporalio/client';
+import { ApplicationFailure, CancelledFailure, WorkflowNotFoundError, type Payload } from '@temporalio/common';
 import {
-  ApplicationFailure,
-  CancelledFailure,
-  WorkflowNotFoundError,
-  defaultPayloadConverter,
-  type Payload,
-} from '@temporalio/common';
-import {
-  RUN_STREAM_TOPICS,
   STREAM_BUSY_FAILURE,
   STREAM_DRAINING_FAILURE,
   STREAM_OFFSET_QUERY,
@@ -21,7 +14,6 @@ import {
   STREAM_TRUNCATED_FAILURE,
   TERMINAL_EVENT_TYPES,
   decodeStreamData,
-  isRunEvent,
   type RunEvent,
   type StreamPollInput,
   type StreamPollResult,
@@ -33,6 +25,7 @@ import { describeExecution } from './history/final-record.js';
 import { NoWorkerError } from './errors/no-worker-error.js';
 import { WorkerTimeoutError } from './errors/worker-timeout-error.js';
 import { recordedStreamFrom } from './history/stream-from-history.js';
+import { StreamItemReader } from './stream-items.js';
 import { throughWorker } from './through-worker.js';
 
 export { RunWithoutStreamError } from './errors/run-without-stream-error.js';
@@ -283,23 +276,14 @@ class RunFeed {
     return true;
   }
 
-  /** Adds an item as a part (after a `truncated` part when items were skipped); returns the next expected offset. */
+  /** Adds an item as its parts (after a `truncated` part when items were skipped); returns the next expected offset. */
   private accept(topic: string, data: Payload, offset: number, expected: number): number {
-    if (offset < expected) return expected;
-    // Offsets are dense over the whole stream (this subscription filters no topic), so a jump is a truncation.
-    if (offset > expected && !(expected === 0 && this.length === 0 && offset === 0)) {
-      this.push({ type: 'truncated', offset, missedFrom: expected });
+    const reader = new StreamItemReader(expected);
+    for (const part of reader.read({ topic, data, offset })) {
+      this.push(part);
+      if (part.type === 'event' && TERMINAL_EVENT_TYPES.has(part.event.type)) this.terminal = true;
     }
-    const value = defaultPayloadConverter.fromPayload<unknown>(data);
-    if (topic === RUN_STREAM_TOPICS.events && isRunEvent(value)) {
-      this.push({ type: 'event', offset, event: value });
-      if (TERMINAL_EVENT_TYPES.has(value.type)) this.terminal = true;
-    } else if (topic === RUN_STREAM_TOPICS.progress) {
-      this.push({ type: 'progress', offset, progress: value as StreamedProgress });
-    } else if (topic === RUN_STREAM_TOPICS.deltas) {
-      this.push({ type: 'deltas', offset, deltas: value as StreamedDeltas });
-    }
-    return offset + 1;
+    return reader.next;
   }
 }
 

@@ -1,9 +1,10 @@
-// Maps a run's stream (its events, tool progress and, since live model deltas, the model's output pieces) to the
-// AI SDK's UI message stream parts (`UIMessageChunk` of `ai` 7), which `useChat` renders. Pure and synchronous:
-// one mapper per response, fed the parts in offset order.
-import type { UIMessageChunk } from 'ai';
+// Maps a run's stream to the AI SDK's UI message stream (`UIMessageChunk` of `ai` 7), which `useChat` renders: the
+// run's assembled parts (`FullStreamAssembler`, the one place that knows steps, attempts and resets) go through the
+// AI SDK's own `toUIMessageChunk`, with the run's ids and outcomes. One mapper per response, fed in offset order.
+import { toUIMessageChunk, type TextStreamPart, type ToolSet, type UIMessageChunk } from 'ai';
+import { FullStreamAssembler, type FullStreamPart } from '../client/full-stream.js';
 import type { RunStreamPart } from '../client/run-stream.js';
-import type { JsonValue, RunEvent, StreamedDeltas } from '../protocol/index.js';
+import type { JsonValue, RunEvent } from '../protocol/index.js';
 
 /**
  * A part of the run's stream as the mapper reads it: what `run.stream()` yields, the `deltas` topic's items
@@ -33,33 +34,21 @@ export function approvalIdOf(toolCallId: string): string {
 /** The AI SDK finish reasons (`FinishReason` of `ai`); anything else a provider reports is `other`. */
 const FINISH_REASONS = new Set(['stop', 'length', 'content-filter', 'tool-calls', 'error', 'other']);
 
-type FinishReason = Extract<UIMessageChunk, { type: 'finish' }>['finishReason'];
-
-/** A text or reasoning part the stream opened and has not ended yet. */
-interface OpenPart {
-  kind: 'text' | 'reasoning';
-  uiId: string;
-  /** What it showed so far. */
-  text: string;
-}
+/** A part in the AI SDK's own stream part shape, as `toUIMessageChunk` reads it. */
+type SdkPart = TextStreamPart<ToolSet>;
 
 /**
- * Turns the run's stream parts into UI message stream chunks. Text comes from model deltas as they are written
- * when the run publishes them, else from each step's `text` event; a step's final text supersedes its deltas
- * (what they missed is added, or the step is reset and shown again when they differ). Tool calls, approvals,
- * progress, results and elicitations follow the events. `ended` is set after the run's terminal event.
+ * Turns the run's stream parts into UI message stream chunks. Text, reasoning and tool input stream from the model's
+ * deltas when the run publishes them, else come from each step's recorded message; a retried attempt, or a recorded
+ * message that differs from what streamed, is a `reset-step` chunk (the page drops the step's parts). Tool calls,
+ * approvals, progress, results and elicitations follow the events. `ended` is set after the run's terminal event.
  */
 export class UiMessageChunkMapper {
   /** True after the run's terminal event was mapped. */
   ended = false;
+  private readonly assembler = new FullStreamAssembler();
+  /** The step the page has open (a `start-step` written, its `finish-step` not yet). */
   private step: number | undefined;
-  /** The attempt of the current step whose deltas are shown. */
-  private attempt = 0;
-  /** Whether anything of the current step was written (a `reset-step` has something to remove). */
-  private stepWritten = false;
-  private readonly open = new Map<string, OpenPart>();
-  /** Tool calls whose `tool-input-start` was written (from deltas). */
-  private readonly inputStarted = new Set<string>();
   /** Tool calls whose input is known (`tool-input-available` written). */
   private readonly inputAvailable = new Set<string>();
   /** Tool calls already ended on the page as denied. */
@@ -70,58 +59,83 @@ export class UiMessageChunkMapper {
 
   /** The chunks for one part of the run's stream. */
   map(part: WebStreamPart): UIMessageChunk[] {
+    if (part.type === 'progress')
+      return this.progress(part.progress.toolCallId, part.progress.seq, part.progress.value);
+    return this.assembler.push(part).flatMap((full) => this.chunks(full));
+  }
+
+  private chunks(part: FullStreamPart): UIMessageChunk[] {
     switch (part.type) {
-      case 'event':
+      case 'start-step':
+        return this.startStep(part.step);
+      case 'text-start':
+      case 'text-delta':
+      case 'text-end':
+      case 'reasoning-start':
+      case 'reasoning-delta':
+      case 'reasoning-end': {
+        // The provider's part ids repeat across steps and attempts; the page's must not.
+        const kind = part.type.startsWith('text') ? 'text' : 'reasoning';
+        const id = `${kind}-${part.step}-${part.attempt}-${part.id}`;
+        return [...this.ensureStep(part.step), ...sdk({ ...part, id } as SdkPart)];
+      }
+      case 'tool-input-start':
+      case 'tool-input-delta':
+        return [...this.ensureStep(part.step), ...sdk(part as SdkPart)];
+      case 'reset-step':
+        return [...this.ensureStep(part.step), { type: 'reset-step' }];
+      case 'tool-call':
+        this.inputAvailable.add(part.toolCallId);
+        return [...this.ensureStep(part.step), ...sdk({ ...part, dynamic: undefined } as unknown as SdkPart)];
+      case 'tool-approval-request':
+        return [
+          ...this.ensureInput(part.toolCall.toolCallId, part.toolCall.toolName, part.toolCall.input),
+          // The run's token: an approval coming back must carry it (checked on the server, not trusted).
+          ...sdk({
+            type: 'tool-approval-request',
+            approvalId: approvalIdOf(part.approvalId),
+            toolCall: part.toolCall,
+            ...(part.token !== undefined ? { signature: part.token } : {}),
+          } as unknown as SdkPart),
+        ];
+      case 'tool-result':
+        return this.toolResult(part);
+      case 'elicitation-request': {
+        const { offset: _offset, type: _type, ...asked } = part;
+        const data: ElicitationData = { ...asked, status: 'pending' };
+        this.elicitations.set(part.id, data);
+        return [{ type: 'data-elicitation', id: part.id, data }];
+      }
+      case 'run-event':
         return this.event(part.event);
-      case 'progress':
-        return this.progress(part.progress.toolCallId, part.progress.seq, part.progress.value);
-      case 'deltas':
-        return this.deltas(part.deltas);
-      case 'truncated':
-        // Items the run no longer holds: the events that follow still end every part they belong to.
+      case 'finish-step':
+        return this.finishStep();
+      case 'finish': {
+        this.ended = true;
+        const finishReason = FINISH_REASONS.has(part.finishReason) ? part.finishReason : 'other';
+        return [...this.finishStep(), ...sdk({ type: 'finish', finishReason } as SdkPart)];
+      }
+      case 'abort':
+        this.ended = true;
+        return sdk({ type: 'abort', reason: 'The run was cancelled.' });
+      case 'error':
+        this.ended = true;
+        return sdk({ type: 'error', error: `The run failed: ${part.error}` });
+      default:
+        // The run's start (the response writes its own), a truncation (the events that follow still end every part
+        // they belong to), a client tool's request (its input is on the page already).
         return [];
     }
   }
 
+  /** Run events with no part of their own: decisions, progress, answered questions. */
   private event(event: RunEvent): UIMessageChunk[] {
     switch (event.type) {
-      case 'step-started':
-        return this.startStep(event.step);
-      case 'text':
-        return [...this.ensureStep(event.step), ...this.finalText(event.text)];
-      case 'tool-call': {
-        const out: UIMessageChunk[] = [...this.ensureStep(event.step)];
-        this.inputAvailable.add(event.toolCallId);
-        out.push({
-          type: 'tool-input-available',
-          toolCallId: event.toolCallId,
-          toolName: event.toolName,
-          input: event.args,
-        });
-        this.stepWritten = true;
-        return out;
-      }
-      case 'approval-requested':
-        return [
-          ...this.ensureInput(event.toolCallId, event.toolName, event.args),
-          {
-            type: 'tool-approval-request',
-            approvalId: approvalIdOf(event.toolCallId),
-            toolCallId: event.toolCallId,
-            // The run's token: an approval coming back must carry it (checked on the server, not trusted).
-            ...(event.token !== undefined ? { signature: event.token } : {}),
-          },
-        ];
       case 'approval-decided': {
-        const out: UIMessageChunk[] = [
-          {
-            type: 'tool-approval-response',
-            approvalId: approvalIdOf(event.toolCallId),
-            approved: event.approved,
-            ...(event.reason !== undefined ? { reason: event.reason } : {}),
-          },
-        ];
-        if (!event.approved) {
+        const approvalId = approvalIdOf(event.toolCallId);
+        const { approved, reason } = event;
+        const out = sdk({ type: 'tool-approval-response', approvalId, approved, reason } as SdkPart);
+        if (!approved) {
           this.denied.add(event.toolCallId);
           out.push({ type: 'tool-output-denied', toolCallId: event.toolCallId });
         }
@@ -129,22 +143,6 @@ export class UiMessageChunkMapper {
       }
       case 'tool-progress':
         return this.progress(event.toolCallId, event.progressSeq, event.value);
-      case 'tool-result':
-        return this.toolResult(event);
-      case 'elicitation-requested': {
-        const data: ElicitationData = {
-          id: event.id,
-          toolCallId: event.toolCallId,
-          toolName: event.toolName,
-          serverName: event.serverName,
-          message: event.message,
-          requestedSchema: event.requestedSchema,
-          ...(event.token !== undefined ? { token: event.token } : {}),
-          status: 'pending',
-        };
-        this.elicitations.set(event.id, data);
-        return [{ type: 'data-elicitation', id: event.id, data }];
-      }
       case 'elicitation-answered': {
         const asked = this.elicitations.get(event.id);
         if (!asked) return [];
@@ -152,17 +150,6 @@ export class UiMessageChunkMapper {
         const { token: _spent, ...rest } = asked;
         return [{ type: 'data-elicitation', id: event.id, data: { ...rest, status: event.action } }];
       }
-      case 'step-finished':
-        return this.finishStep();
-      case 'finished':
-        this.ended = true;
-        return [...this.finishStep(), { type: 'finish', finishReason: finishReasonOf(event.finishReason) }];
-      case 'cancelled':
-        this.ended = true;
-        return [...this.closeOpen(), { type: 'abort', reason: 'The run was cancelled.' }];
-      case 'failed':
-        this.ended = true;
-        return [...this.closeOpen(), { type: 'error', errorText: `The run failed: ${event.message}` }];
       default:
         return [];
     }
@@ -170,110 +157,21 @@ export class UiMessageChunkMapper {
 
   private startStep(step: number): UIMessageChunk[] {
     if (this.step === step) return [];
-    const out = this.step !== undefined ? this.finishStep() : [];
+    const out = this.finishStep();
     this.step = step;
-    this.attempt = 0;
-    this.stepWritten = false;
-    this.inputStarted.clear();
     out.push({ type: 'start-step' });
     return out;
   }
 
-  /** Starts `step` if the stream joined after its `step-started` (a truncated log). */
+  /** Starts `step` if the stream joined after its `step-started` (a resumed response, a truncated log). */
   private ensureStep(step: number): UIMessageChunk[] {
     return this.step === step ? [] : this.startStep(step);
   }
 
   private finishStep(): UIMessageChunk[] {
     if (this.step === undefined) return [];
-    const out = this.closeOpen();
-    out.push({ type: 'finish-step' });
     this.step = undefined;
-    return out;
-  }
-
-  private closeOpen(): UIMessageChunk[] {
-    const out: UIMessageChunk[] = [];
-    for (const part of this.open.values()) {
-      out.push(part.kind === 'text' ? { type: 'text-end', id: part.uiId } : { type: 'reasoning-end', id: part.uiId });
-    }
-    this.open.clear();
-    return out;
-  }
-
-  /**
-   * The step's final text. When deltas showed a beginning of it, only the rest is added to the last text part;
-   * when they showed something else (a provider that rewrote its output), the step is reset and shown again.
-   */
-  private finalText(text: string): UIMessageChunk[] {
-    const step = this.step ?? 0;
-    const texts = [...this.open.values()].filter((part) => part.kind === 'text');
-    const shown = texts.map((part) => part.text).join('');
-    const out: UIMessageChunk[] = [];
-    if (texts.length > 0 && text.startsWith(shown)) {
-      const last = texts[texts.length - 1]!;
-      if (text.length > shown.length) out.push({ type: 'text-delta', id: last.uiId, delta: text.slice(shown.length) });
-      out.push(...this.closeOpen());
-      return out;
-    }
-    if (texts.length > 0) out.push(...this.resetStep());
-    if (text.length === 0) return out;
-    const uiId = `text-${step}`;
-    out.push(
-      { type: 'text-start', id: uiId },
-      { type: 'text-delta', id: uiId, delta: text },
-      { type: 'text-end', id: uiId },
-    );
-    this.stepWritten = true;
-    return out;
-  }
-
-  /** Removes what the current step showed (the page drops the step's parts). */
-  private resetStep(): UIMessageChunk[] {
-    this.open.clear();
-    this.inputStarted.clear();
-    if (!this.stepWritten) return [];
-    this.stepWritten = false;
-    return [{ type: 'reset-step' }];
-  }
-
-  private deltas(deltas: StreamedDeltas): UIMessageChunk[] {
-    const out: UIMessageChunk[] = [...this.ensureStep(deltas.step)];
-    if (deltas.attempt < this.attempt) return out;
-    if (deltas.attempt > this.attempt || deltas.type === 'reset-step') {
-      // A new attempt of the step: what earlier attempts wrote is void.
-      out.push(...this.resetStep());
-      this.attempt = deltas.attempt;
-    }
-    if (deltas.type === 'reset-step') return out;
-    for (const piece of deltas.parts) {
-      if (piece.kind === 'tool-input') {
-        if (this.inputAvailable.has(piece.id)) continue;
-        if (!this.inputStarted.has(piece.id)) {
-          this.inputStarted.add(piece.id);
-          out.push({ type: 'tool-input-start', toolCallId: piece.id, toolName: piece.toolName ?? 'unknown' });
-        }
-        out.push({ type: 'tool-input-delta', toolCallId: piece.id, inputTextDelta: piece.text });
-      } else {
-        const key = `${piece.kind}:${piece.id}`;
-        let part = this.open.get(key);
-        if (!part) {
-          part = { kind: piece.kind, uiId: `${piece.kind}-${deltas.step}-${deltas.attempt}-${piece.id}`, text: '' };
-          this.open.set(key, part);
-          out.push(
-            piece.kind === 'text' ? { type: 'text-start', id: part.uiId } : { type: 'reasoning-start', id: part.uiId },
-          );
-        }
-        part.text += piece.text;
-        out.push(
-          piece.kind === 'text'
-            ? { type: 'text-delta', id: part.uiId, delta: piece.text }
-            : { type: 'reasoning-delta', id: part.uiId, delta: piece.text },
-        );
-      }
-      this.stepWritten = true;
-    }
-    return out;
+    return [{ type: 'finish-step' }];
   }
 
   /** A tool call's input, written once (an approval request can come first on a stream that joined late). */
@@ -283,40 +181,37 @@ export class UiMessageChunkMapper {
     return [{ type: 'tool-input-available', toolCallId, toolName, input }];
   }
 
-  private progress(toolCallId: string, seq: number, value: JsonValue): UIMessageChunk[] {
+  private progress(toolCallId: string, seq: number, output: JsonValue): UIMessageChunk[] {
     if ((this.progressShown.get(toolCallId) ?? 0) >= seq) return [];
     this.progressShown.set(toolCallId, seq);
-    return [{ type: 'tool-output-available', toolCallId, output: value, preliminary: true }];
+    return sdk({ type: 'tool-result', toolCallId, output, preliminary: true } as unknown as SdkPart);
   }
 
-  private toolResult(event: Extract<RunEvent, { type: 'tool-result' }>): UIMessageChunk[] {
+  private toolResult(part: Extract<FullStreamPart, { type: 'tool-result' }>): UIMessageChunk[] {
     // No input part here: a response that goes on after an approval continues the page's parts, which hold it.
-    const out: UIMessageChunk[] = [];
-    switch (event.outcome) {
+    const { toolCallId, output } = part;
+    switch (part.outcome) {
       case 'ok':
       case 'client-result':
-        out.push({ type: 'tool-output-available', toolCallId: event.toolCallId, output: event.output });
-        break;
+        return sdk({ type: 'tool-result', toolCallId, output } as unknown as SdkPart);
       case 'denied':
-        if (!this.denied.has(event.toolCallId)) out.push({ type: 'tool-output-denied', toolCallId: event.toolCallId });
-        break;
-      case 'error':
-      case 'invalid':
-        out.push({ type: 'tool-output-error', toolCallId: event.toolCallId, errorText: errorTextOf(event.output) });
-        break;
+        return this.denied.has(toolCallId) ? [] : [{ type: 'tool-output-denied', toolCallId }];
+      default:
+        return sdk({ type: 'tool-error', toolCallId, error: output } as unknown as SdkPart);
     }
-    return out;
   }
 }
 
-function finishReasonOf(reason: string): FinishReason {
-  return (FINISH_REASONS.has(reason) ? reason : 'other') as FinishReason;
+/** The UI message chunk of an AI SDK stream part, by the AI SDK's own mapping (none for parts it does not show). */
+function sdk(part: SdkPart): UIMessageChunk[] {
+  const chunk = toUIMessageChunk(part, { onError: errorTextOf });
+  return chunk ? [chunk] : [];
 }
 
-function errorTextOf(output: JsonValue): string {
+function errorTextOf(output: unknown): string {
   if (typeof output === 'string') return output;
-  if (output && typeof output === 'object' && !Array.isArray(output) && typeof output.message === 'string') {
-    return output.message;
+  if (output && typeof output === 'object' && !Array.isArray(output) && 'message' in output) {
+    if (typeof output.message === 'string') return output.message;
   }
   return JSON.stringify(output);
 }
