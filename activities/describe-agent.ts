@@ -86,6 +86,7 @@ export function createDescribeAgent(deps: ActivityDependencies) {
       ...(agent.streaming === false || agent.streaming.intervalMs !== undefined ? { streaming: agent.streaming } : {}),
       // Recorded, so the run's upserts replay the same whatever a later worker finds.
       ...(searchAttributes ? { searchAttributes: true as const } : {}),
+      ...(deps.live ? { liveStream: 'redis' as const } : {}),
     };
   };
 }

@@ -12,6 +12,8 @@ import {
 import { createDescribeAgent } from './describe-agent.js';
 import { createExecuteTool } from './execute-tool.js';
 import { createGenerate } from './generate.js';
+import { createPublishLiveEvents } from './publish-live-events.js';
+import { resolveLiveStream } from '../src/live/live-stream-config.js';
 import { resolveWorkerLimits } from '../src/runtime/limits.js';
 import type { AgentRuntimeOptions } from '../src/runtime/options.js';
 import { createMcpListTools } from './mcp-list-tools.js';
@@ -43,6 +45,7 @@ export function createActivities(options: CreateActivitiesOptions) {
     mcp: options.mcp ?? new McpRuntime(),
     elicitationHoldMs: options.elicitationHoldMs ?? 60_000,
     searchAttributes: new SearchAttributesCheck(options.searchAttributes !== false),
+    live: resolveLiveStream(options.liveStream),
   };
   return {
     describeAgent: createDescribeAgent(deps),
@@ -56,5 +59,6 @@ export function createActivities(options: CreateActivitiesOptions) {
     summarizeConversation: createSummarizeConversation(deps),
     authorizeConversationMessage: createAuthorizeConversationMessage(deps),
     describeConversation: createDescribeConversation(deps),
+    publishLiveEvents: createPublishLiveEvents(deps),
   };
 }

@@ -98,6 +98,8 @@ export class RedisLiveStream implements LiveStream {
    */
   private connect(): Redis {
     const redis = new Redis(this.options.url, {
+      // Connects at its first command: a client or worker configured for Redis that never streams opens nothing.
+      lazyConnect: true,
       enableOfflineQueue: true,
       maxRetriesPerRequest: 0,
       connectTimeout: COMMAND_TIMEOUT_MS,

@@ -113,6 +113,12 @@ export interface AgentDescription {
    * namespace lacks fails every workflow task of the run.
    */
   searchAttributes?: true;
+  /**
+   * Since 0.4.0: the worker that described the agent publishes live items to Redis (its `liveStream` option or
+   * `DURABLE_AGENT_REDIS_URL`), so the run's steps, tool calls and events go there instead of its Workflow Streams
+   * log (which then holds its events only). Recorded, so every execution of the run keeps the choice.
+   */
+  liveStream?: 'redis';
 }
 
 /** The run-scoped data given to tools, hooks and approval functions. Serializable: it is stored in history. */

@@ -38,6 +38,13 @@ export const DEFAULT_DELTA_INTERVAL_MS = 100;
  * it from Temporal (no worker is asked) and publishes its pieces only while someone watches.
  */
 export const WATCHED_MEMO_KEY = 'durable-agent.watched';
+
+/**
+ * The run's memo key naming its live stream on Redis (issue 32): the run id of its first execution, the stream's id
+ * across continue-as-new. Written by a run whose worker publishes to Redis; absent: the run's stream is its own
+ * Workflow Streams log.
+ */
+export const LIVE_MEMO_KEY = 'durable-agent.live';
 /** How often a watched run renews its {@link WATCHED_MEMO_KEY} at most (one memo change, one history event). */
 export const WATCHED_RENEW_MS = 10_000;
 /** A run counts as watched for this long after the time its memo names (twice the renewal, plus clock skew). */

@@ -10,7 +10,7 @@ import {
   type DeltaPart,
   type DeltaPublish,
 } from '../protocol/index.js';
-import { StreamPublisher } from './stream-publisher.js';
+import { StreamPublisher, type RunItemPublisher } from './stream-publisher.js';
 
 /** How long one publish is retried before it is given up (deltas are for watchers, never the step). */
 const STREAM_RETRY_MS = 10_000;
@@ -34,6 +34,11 @@ export interface DeltaPublisherOptions {
    * every piece is published.
    */
   whenWatched?: { watched: () => Promise<boolean>; watchedAtStart: boolean };
+  /**
+   * Where batches go. Default: the run's Workflow Streams log, a signal per batch. A run whose live stream is on
+   * Redis passes its `LiveRunPublisher` (and no `whenWatched`: watchers cost the run nothing there).
+   */
+  publisher?: RunItemPublisher;
 }
 
 /**
@@ -62,7 +67,7 @@ export class DeltaPublisher {
   private lastSentAt = 0;
   private timer: NodeJS.Timeout | undefined;
   private pumping: Promise<void> | undefined;
-  private stream: StreamPublisher | undefined;
+  private stream: RunItemPublisher | undefined;
   private closed = false;
   private failures = 0;
   /** Whether pieces go out now: always without `whenWatched`; with it, while someone watches the run's stream. */
@@ -225,7 +230,7 @@ export class DeltaPublisher {
   private async pump(): Promise<void> {
     for (let parts = this.ready.shift(); parts; parts = this.ready.shift()) {
       try {
-        this.stream ??= new StreamPublisher(STREAM_RETRY_MS);
+        this.stream ??= this.options.publisher ?? new StreamPublisher(STREAM_RETRY_MS);
         const { token, step, attempt } = this.options;
         const item: DeltaPublish = { token, step, attempt, parts };
         await this.stream.publish([{ topic: RUN_STREAM_TOPICS.deltas, value: item }]);

@@ -8,6 +8,7 @@ import type { ToolManager } from '../tool/tool-manager.js';
 import type { ProviderRegistry } from '../models/provider-registry.js';
 import { FailureType, type McpListingRef, type RunContextData, type RunRef } from '../protocol/index.js';
 import type { ToolSearchService } from '../routing/tool-search-service.js';
+import type { LiveStream } from '../live/live-stream.js';
 import type { McpRuntime } from './mcp-runtime.js';
 import type { SearchAttributesCheck } from './search-attributes-check.js';
 import type { WorkerLimits } from './limits.js';
@@ -31,6 +32,8 @@ export interface ActivityDependencies {
   elicitationHoldMs: number;
   /** Whether a namespace has durable-agent's search attributes (asked once per namespace). */
   searchAttributes: SearchAttributesCheck;
+  /** The worker's live stream transport (Redis), when it has one: runs described here publish live items to it. */
+  live: LiveStream | undefined;
 }
 
 /** The run's tools: the agent's own, resolved for the run, plus the MCP tools of the listings the run recorded. */

@@ -1,3 +1,4 @@
+import type { LiveStreamOption } from '../live/live-stream-config.js';
 import type { ProviderRegistry } from '../models/provider-registry.js';
 import type { WorkerLimits } from './limits.js';
 import type { McpRuntime } from './mcp-runtime.js';
@@ -36,6 +37,13 @@ export interface AgentRuntimeOptions {
    * create them). `false`: never.
    */
   searchAttributes?: boolean;
+  /**
+   * Where runs' live items (model deltas, tool progress, run events) travel: `'workflow'`, the run's own Workflow
+   * Streams log (the default when `DURABLE_AGENT_REDIS_URL` is not set), or Redis Streams (`{ url, key }`, or a
+   * transport), where watchers cost the run nothing (docs/durable-runs.md, "Live streams on Redis"). Default: Redis
+   * when `DURABLE_AGENT_REDIS_URL` is set (with `DURABLE_AGENT_STREAM_KEY`), else `'workflow'`.
+   */
+  liveStream?: LiveStreamOption;
 }
 
 // Every key of `AgentRuntimeOptions`, checked by the compiler both ways (a new option must be listed here).
@@ -47,6 +55,7 @@ const RUNTIME_OPTION_KEYS = {
   progressIntervalMs: true,
   mcp: true,
   searchAttributes: true,
+  liveStream: true,
 } as const satisfies Record<keyof AgentRuntimeOptions, true>;
 
 /** The runtime options of a larger options object (a plugin's, a worker's), without its other fields. */

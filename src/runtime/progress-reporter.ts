@@ -9,7 +9,7 @@ import {
   type ToolProgress,
 } from '../protocol/index.js';
 import { toolProgressSignal } from '../protocol/run-messages.js';
-import { StreamPublisher } from './stream-publisher.js';
+import { StreamPublisher, type RunItemPublisher } from './stream-publisher.js';
 
 /** How long a progress publish is retried before it is given up (progress is for people watching, never the tool's fate). */
 const STREAM_RETRY_MS = 10_000;
@@ -27,13 +27,15 @@ export class ProgressReporter {
   private timer: NodeJS.Timeout | undefined;
   private sending: Promise<void> = Promise.resolve();
   private readonly startedAt = Date.now();
-  private stream: StreamPublisher | undefined;
+  private stream: RunItemPublisher | undefined;
 
   constructor(
     private readonly run: RunRef,
     private readonly toolCallId: string,
     private readonly intervalMs: number,
     private readonly token?: string,
+    /** Where the run's live items go when it is not its Workflow Streams log: its live stream on Redis. */
+    private readonly publisher?: RunItemPublisher,
   ) {}
 
   /** Records a yield; sends now or schedules a send at the end of the current interval. */
@@ -72,8 +74,8 @@ export class ProgressReporter {
     if (!progress) return;
     this.latest = undefined;
     this.lastSentAt = Date.now();
-    if (this.token !== undefined) {
-      this.publish(progress, this.token);
+    if (this.token !== undefined || this.publisher) {
+      this.publish(progress, this.token ?? '');
       return;
     }
     const handle = Context.current().client.workflow.getHandle(this.run.workflowId, this.run.runId);
@@ -86,7 +88,7 @@ export class ProgressReporter {
   private publish(progress: ToolProgress, token: string): void {
     try {
       // One signal per send (a send is throttled to the interval); a resent one keeps its sequence.
-      this.stream ??= new StreamPublisher(STREAM_RETRY_MS);
+      this.stream ??= this.publisher ?? new StreamPublisher(STREAM_RETRY_MS);
       const item: ProgressPublish = { ...progress, token, attempt: Context.current().info.attempt };
       this.stream
         .publish([{ topic: RUN_STREAM_TOPICS.progress, value: item }])

@@ -9,6 +9,15 @@ import {
   type StreamPublishInput,
 } from '../protocol/index.js';
 
+/**
+ * What publishes an activity's items to its run's stream, in order: the run's Workflow Streams log
+ * ({@link StreamPublisher}) or its live stream on Redis (`LiveRunPublisher`).
+ */
+export interface RunItemPublisher {
+  publish(entries: readonly { topic: string; value: unknown }[]): Promise<void>;
+  drain(): Promise<void>;
+}
+
 /** First pause before a failed publish is sent again; it doubles up to {@link MAX_RETRY_PAUSE_MS}. */
 const FIRST_RETRY_PAUSE_MS = 100;
 const MAX_RETRY_PAUSE_MS = 1_000;
@@ -19,7 +28,7 @@ const MAX_RETRY_PAUSE_MS = 1_000;
  * same sequence (the run drops a sequence it has), for at most `retryMs`, then given up. What a run's activities
  * publish is for people watching, never the activity's fate: callers log a failure and go on.
  */
-export class StreamPublisher {
+export class StreamPublisher implements RunItemPublisher {
   private readonly handle: WorkflowHandle;
   private readonly publisherId = randomBytes(8).toString('hex');
   private sequence = 0;

@@ -1,6 +1,7 @@
 // A Temporal plugin that brings durable agents to a worker and a client a team already has: the `agentRun`
 // workflow, the agent activities, the payload codec and the worker defaults agents rely on, next to the team's own
 // workflows on the team's own task queue.
+import { resolveLiveStream } from '../live/live-stream-config.js';
 import type { ClientOptions } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
 import { SimplePlugin } from '@temporalio/plugin';
@@ -81,11 +82,22 @@ export class DurableAgentPlugin extends SimplePlugin {
     if (options.payloadCodec === undefined) payloadCodecFromEnv();
     const telemetry = options.telemetry === false ? undefined : (options.telemetry ?? telemetryFromEnv());
     const mcp = options.mcp ?? new McpRuntime();
+    // Made now from the option or the environment (a Redis URL without a stream key fails here, before connecting).
+    const live = resolveLiveStream(options.liveStream);
+    const ownLive = live !== undefined && live !== options.liveStream;
     super({
       name: 'durable-agent',
       // The worker's run, wrapped: once it stops (after a shutdown, or a fatal error), the plugin's own MCP
-      // connections close. A runtime the caller gave is the caller's to close.
-      ...(options.mcp ? {} : { runContext: (run: () => Promise<void>) => run().finally(() => mcp.close()) }),
+      // connections and live stream close. A runtime or transport the caller gave is the caller's to close.
+      ...(options.mcp && !ownLive
+        ? {}
+        : {
+            runContext: (run: () => Promise<void>) =>
+              run().finally(async () => {
+                if (!options.mcp) await mcp.close();
+                if (ownLive) await live.close();
+              }),
+          }),
       ...(telemetry
         ? {
             workerInterceptors: {
@@ -108,6 +120,7 @@ export class DurableAgentPlugin extends SimplePlugin {
       providers,
       agents: registry,
       mcp,
+      liveStream: live ?? 'workflow',
     });
   }
 
