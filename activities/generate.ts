@@ -43,7 +43,7 @@ import { callActivityOptions } from './tool-activity.js';
  * evaluated here, so the workflow receives calls already marked valid/invalid and approval-required, with the
  * tool's activity options.
  *
- * With a `streamToken` in its input (a run with a stream, since `PATCHES.modelDeltas`) the call streams and its
+ * With `stream` in its input (a run on protocol 4 whose step streams) the call streams and its
  * pieces are published on the run stream's `deltas` topic as they are written, tagged with this attempt; the last
  * ones are published before the step returns. The result is the same assembled step either way.
  */
@@ -78,17 +78,18 @@ export function createGenerate(deps: ActivityDependencies) {
   };
 }
 
-/** The attempt's publisher of model deltas, when the run gave the step a stream token. */
+/** The attempt's publisher of model deltas, when the run's step streams (protocol 4). */
 function deltaPublisher(input: GenerateInput, ctx: Context): DeltaPublisher | undefined {
-  if (typeof input.streamToken !== 'string') return undefined;
-  const intervalMs = input.streamIntervalMs ?? DEFAULT_DELTA_INTERVAL_MS;
+  const stream = input.protocol === 4 ? input.stream : undefined;
+  if (typeof stream?.token !== 'string') return undefined;
+  const intervalMs = stream.intervalMs ?? DEFAULT_DELTA_INTERVAL_MS;
   const { attempt, workflowExecution } = ctx.info;
-  const options = { token: input.streamToken, step: input.step, attempt, intervalMs };
-  if (input.streamWhenWatched !== true || !workflowExecution) return new DeltaPublisher(options);
+  const options = { token: stream.token, step: input.step, attempt, intervalMs };
+  if (!workflowExecution) return new DeltaPublisher(options);
   // Whether someone watches, from the run's memo as Temporal has it (a describe call: no worker answers it).
   const run = ctx.client.workflow.getHandle(workflowExecution.workflowId, workflowExecution.runId);
   const watched = async () => isWatched((await run.describe()).memo?.[WATCHED_MEMO_KEY]);
-  return new DeltaPublisher({ ...options, whenWatched: { watched, watchedAtStart: input.streamWatched === true } });
+  return new DeltaPublisher({ ...options, whenWatched: { watched, watchedAtStart: stream.watched === true } });
 }
 
 /** True when the run's watched memo names a time recent enough: someone polled its stream lately. */
@@ -142,7 +143,7 @@ async function checkResponseCalls(
   const ctx = { ...toToolContext(call.run), messages: [...call.messages, ...response.responseMessages] };
   const check = (lookup: ToolLookup, raw: RawToolCall) => checkCall(lookup, agent, raw, ctx);
   const routing = offer.routing?.enabled ? offer.routing : undefined;
-  const routed = { argsFromCall: input.argsFromCall === true };
+  const routed = { argsFromCall: input.protocol === 4 || input.argsFromCall === true };
   const toolCalls: CheckedToolCall[] = [];
   for (const raw of calls.runnable) {
     toolCalls.push(routing ? await checkRoutedCall(routing, raw, check, routed) : await check(offer.lookup, raw));

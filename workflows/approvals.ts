@@ -20,7 +20,7 @@ export interface ApprovalRequest {
 /** How decisions are accepted. */
 export interface ApprovalRules {
   /**
-   * v0.2.0 (`PATCHES.boundedClientInput`): a decision must echo its request's token, its fields are bounded, and
+   * From protocol 2 (v0.2.0): a decision must echo its request's token, its fields are bounded, and
    * decisions for requests not made yet are kept only when `earlyDecisions` allows it, at most
    * `INPUT_LIMITS.earlyDecisions` of them. Runs started before keep v0.1.0's rules (any decision by id, kept early).
    */

@@ -18,7 +18,7 @@ export class ClientToolBook {
   private readonly submitted = new Map<string, ToolResultSubmission>();
 
   /**
-   * `bound` (v0.2.0, `PATCHES.boundedClientInput`): a result over `INPUT_LIMITS.toolResultBytes` sent by signal is
+   * `bound` (from protocol 2, v0.2.0): a result over `INPUT_LIMITS.toolResultBytes` sent by signal is
    * replaced by an error the model reads, and at most `INPUT_LIMITS.earlyToolResults` results are kept for calls
    * not asked about yet. Runs started before keep v0.1.0's behaviour.
    */

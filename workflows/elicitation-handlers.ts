@@ -1,4 +1,4 @@
-import { condition, log, patched, proxyLocalActivities, setHandler, uuid4, workflowInfo } from '@temporalio/workflow';
+import { condition, log, proxyLocalActivities, setHandler, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.js';
 import {
   ELICITATION_LIMITS,
@@ -9,7 +9,6 @@ import {
   type ElicitationAsk,
   type ElicitationAskOutcome,
   type ElicitationRecord,
-  type ElicitationRequest,
   type ElicitationResponse,
   RefusalCode,
 } from '../src/protocol/index.js';
@@ -20,7 +19,8 @@ import {
   elicitationResponseSignal,
   elicitationResponseUpdate,
 } from '../src/protocol/run-messages.js';
-import { PATCHES } from './patches.js';
+import { announce, expire } from './elicitation-events.js';
+import { legacyExpireLater, recordSignalledRequest } from './legacy/elicitation.js';
 import { refusal, refuse } from './refusals.js';
 import type { AgentRunState } from './run-state.js';
 
@@ -76,7 +76,7 @@ function answerNow(state: AgentRunState, response: ElicitationResponse): Elicita
 
 /**
  * Why an answer that asks to be checked (its responder is not the run's user) cannot be: this execution predates
- * checked answers (`PATCHES.inbox`), or the agent has no `authorizeDecision` hook. Validators are not replayed.
+ * checked answers (protocol 4), or the agent has no `authorizeDecision` hook. Validators are not replayed.
  */
 function uncheckedResponder(state: AgentRunState, response: ElicitationResponse): Refusal | undefined {
   if (response.requireAuthorization !== true) return undefined;
@@ -148,6 +148,7 @@ async function askAndHold(state: AgentRunState, ask: ElicitationAsk): Promise<El
   if (!elicitations.isAnswered(id)) {
     const pending = elicitations.request(ask, state.clock.now(), state.elicitationTimeoutMs, uuid4());
     if (pending) announce(state, pending);
+    if (pending && state.protocol < 4) legacyExpireLater(state, pending.id);
     const holdMs = Math.min(Math.max(0, ask.holdMs), ELICITATION_LIMITS.maxHoldMs);
     await waitForAnswer(state, id, holdMs);
   }
@@ -171,49 +172,6 @@ export async function waitForAnswer(state: AgentRunState, id: string, holdMs?: n
   if (untilExpiry !== undefined && Date.parse(expiresAt!) <= Date.now()) expire(state, id);
 }
 
-/** The v0.3.0 request signal: recorded once per id, with a detached expiry timer (as released). */
-function recordSignalledRequest(state: AgentRunState, request: ElicitationRequest): void {
-  const { elicitations } = state;
-  const why = elicitations.malformedRequest(request);
-  if (why) {
-    log.warn('Ignored an elicitation request', { why });
-    return;
-  }
-  // Since v0.4.0 a signalled question is held to the update's rules (a running call, an id bound to its content).
-  const bound = patched(PATCHES.elicitationUpdate);
-  if (bound) {
-    const refused = elicitations.askRefusal(request, state.runningTools.get(request.toolCallId)?.toolName);
-    if (refused) {
-      log.warn('Ignored an elicitation request', { why: refused.message });
-      return;
-    }
-  }
-  const pending = elicitations.request(
-    request,
-    state.clock.now(),
-    state.elicitationTimeoutMs,
-    bound ? uuid4() : undefined,
-  );
-  if (!pending) return;
-  announce(state, pending);
-  const timeoutMs = state.elicitationTimeoutMs;
-  if (timeoutMs !== undefined) void expireUnanswered(state, pending.id, timeoutMs);
-}
-
-function announce(state: AgentRunState, pending: ReturnType<AgentRunState['elicitations']['list']>[number]): void {
-  const { id, toolCallId, toolName, serverName, message, requestedSchema, token } = pending;
-  state.events.emit({
-    type: 'elicitation-requested',
-    id,
-    toolCallId,
-    toolName,
-    serverName,
-    message,
-    requestedSchema,
-    ...(token !== undefined ? { token } : {}),
-  });
-}
-
 function applyAnswer(state: AgentRunState, response: ElicitationResponse): ElicitationRecord | undefined {
   const { elicitations, events } = state;
   if (!elicitations.answer(response, state.clock.now())) return undefined;
@@ -225,16 +183,4 @@ function applyAnswer(state: AgentRunState, response: ElicitationResponse): Elici
     ...(record.responder !== undefined ? { responder: record.responder } : {}),
   });
   return record;
-}
-
-function expire(state: AgentRunState, id: string): void {
-  if (state.elicitations.expire(id, state.clock.now())) {
-    state.events.emit({ type: 'elicitation-answered', id, action: 'cancel', timedOut: true });
-  }
-}
-
-/** v0.3.0: answers `cancel` for a question still unanswered when its timeout passes. */
-async function expireUnanswered(state: AgentRunState, id: string, timeoutMs: number): Promise<void> {
-  if (await condition(() => state.elicitations.isAnswered(id), timeoutMs)) return;
-  expire(state, id);
 }

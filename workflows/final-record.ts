@@ -1,6 +1,5 @@
-import { patched, upsertMemo } from '@temporalio/workflow';
+import { upsertMemo } from '@temporalio/workflow';
 import { FINAL_RECORD_MEMO_KEY, MAX_FINAL_RECORD_BYTES, finalRunRecord } from '../src/protocol/index.js';
-import { PATCHES } from './patches.js';
 import type { AgentRunState } from './run-state.js';
 
 /**
@@ -11,11 +10,11 @@ import type { AgentRunState } from './run-state.js';
  * a run with a stream, where those events sit in it, so a watcher reads the rest of a finished run's stream too.
  *
  * `upsertMemo` only adds a command to the activation that ends the run, so it needs no non-cancellable scope: a
- * cancelled run's record goes out with its cancellation. Runs whose history has no marker for this patch (ended on
- * v0.3.0 code) replay without the command.
+ * cancelled run's record goes out with its cancellation. Runs on earlier protocols (v0.1.0–v0.3.0) record none: their
+ * histories have no such command.
  */
 export function recordFinalEvents(state: AgentRunState): void {
-  if (!patched(PATCHES.finalEventRecord)) return;
+  if (state.protocol < 4) return;
   const transcript = {
     messageCount: state.messages.length,
     ...(state.unsentDelta ? { delta: state.unsentDelta } : {}),

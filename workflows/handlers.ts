@@ -94,7 +94,7 @@ const { ApprovalUnknownCall, ToolResultUnknownCall } = RefusalCode;
 
 /**
  * A validator's refusal, unless it is `unknownCall` and the answer may be held until the model call in flight
- * returns (`PATCHES.answersAfterModelCall`): then none, and the handler holds it (see workflows/model-call-gate.ts).
+ * returns (protocol 4): then none, and the handler holds it (see workflows/model-call-gate.ts).
  */
 function held(state: AgentRunState, why: Refusal | undefined, unknownCall: RefusalCode): Refusal | undefined {
   return why?.code === unknownCall && state.modelCall.mayHold() ? undefined : why;

@@ -28,7 +28,7 @@ const { mcpListTools } = proxyActivities<Activities>({
  * Lists MCP servers' tools for the run, one activity per server, in parallel; the listings are recorded and are the
  * run's MCP tools from now on. A server that cannot be listed is an event, and the run goes on without its tools.
  * Runs whose description has no MCP servers schedule nothing here. Waits for every server: the path of runs started
- * before `PATCHES.mcpListBudget`, and of re-listings after `tools/list_changed`.
+ * on protocols 1–2 (`listEveryServer`), and of re-listings after `tools/list_changed`.
  */
 export async function listMcpServers(
   state: AgentRunState,
@@ -63,7 +63,7 @@ async function listServer(
 }
 
 /**
- * The run's first listing under a budget (`PATCHES.mcpListBudget`, since v0.4.0): every server's listing starts at
+ * The run's first listing under a budget (protocol 4): every server's listing starts at
  * once and the first model call waits for them at most the budget (the agent's `listBudget`, else
  * `MCP_LIST_BUDGET_MS`). The listings that arrived are recorded in server order; a server still listing is late:
  * its listing is recorded when it arrives (`late: true` on its event), and its tools are offered from the next model

@@ -5,7 +5,7 @@ export const MAX_HELD_ANSWERS = 4;
 
 /**
  * Holds a person's answer to a call the run does not know yet while a model call is in flight
- * (`PATCHES.answersAfterModelCall`).
+ * (protocol 4).
  *
  * Why: a person answers what they saw, and what they saw may reach the run after their answer. When a worker that
  * took a step's model result is gone, the next one replays the run, and Temporal hands it the waiting update or
@@ -19,7 +19,7 @@ export class ModelCallGate {
   private inFlight = false;
   private held = 0;
 
-  /** `enabled`: the execution took `PATCHES.answersAfterModelCall`; runs without it judge every answer at once. */
+  /** `enabled`: the run follows protocol 4; runs on earlier protocols judge every answer at once. */
   constructor(readonly enabled = false) {}
 
   /** A step's `generate` was scheduled. */

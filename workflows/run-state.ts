@@ -25,6 +25,7 @@ import {
   type TranscriptSlice,
   type Usage,
 } from '../src/protocol/index.js';
+import { CURRENT_RUN_PROTOCOL } from '../src/protocol/run-protocol.js';
 import { ApprovalBook } from './approvals.js';
 import { ClientToolBook } from './client-tools.js';
 import { ElicitationBook } from './elicitations.js';
@@ -52,17 +53,18 @@ export class AgentRunState {
    * sent: a run that ends holding one records it (workflows/final-record.ts), since its history carries it nowhere.
    */
   unsentDelta: TranscriptDelta | undefined;
-  /** Holds answers to calls not known yet while a model call is in flight (`PATCHES.answersAfterModelCall`). */
-  modelCall = new ModelCallGate();
-  /** The run's stream, for runs started since 0.4.0 (`PATCHES.runStream`); see {@link attachStream}. */
+  /**
+   * The run protocol this execution follows (`workflows/protocol.ts`), decided before anything else and carried over
+   * continue-as-new. Protocol 4 has the run's stream, holds answers during a model call, checks answers flagged
+   * `requireAuthorization`; earlier ones follow their release (workflows/legacy/).
+   */
+  readonly protocol: number;
+  /** Holds answers to calls not known yet while a model call is in flight (protocol 4). */
+  readonly modelCall: ModelCallGate;
+  /** The run's stream (protocol 4); see {@link attachStream}. */
   stream: RunStream | undefined;
   /** The agent has an `authorizeDecision` hook (known once the agent is described; recorded in its description). */
   authorizesDecisions = false;
-  /**
-   * This execution checks answers flagged `requireAuthorization` with the agent's `authorizeDecision`
-   * (`PATCHES.inbox`, decided at its start): executions without it refuse such answers.
-   */
-  checksAnswers = false;
   readonly run: RunContextData;
   /** The agent the run was started with. */
   readonly agentName: string;
@@ -89,12 +91,14 @@ export class AgentRunState {
   private readonly mcpLate = new Set<string>();
 
   /**
-   * `bound`: the run follows v0.2.0's rules for what clients send (`PATCHES.boundedClientInput`): decisions bound to
-   * their request's token, bounded signals. Runs started before keep v0.1.0's rules.
+   * `protocol`: see {@link protocol}. From protocol 2 (v0.2.0) what clients send is bounded and bound to what they
+   * saw (decisions echo their request's token, bounded signals); protocol 1 keeps v0.1.0's rules.
    */
-  constructor(input: AgentRunInput, options: { bound?: boolean } = {}) {
+  constructor(input: AgentRunInput, protocol: number = CURRENT_RUN_PROTOCOL) {
     const carried = input.continuation;
-    const bound = options.bound ?? false;
+    const bound = protocol >= 2;
+    this.protocol = protocol;
+    this.modelCall = new ModelCallGate(protocol >= 4);
     this.agentName = input.agentName;
     this.run = {
       ...(input.userId !== undefined ? { userId: input.userId } : {}),
@@ -126,6 +130,11 @@ export class AgentRunState {
     this.events.onEmit(() => attributes.sync());
   }
 
+  /** This execution checks answers flagged `requireAuthorization` with the agent's `authorizeDecision` hook. */
+  get checksAnswers(): boolean {
+    return this.protocol >= 4;
+  }
+
   /** Gives the run its stream: every event emitted from now on is published on it too. */
   attachStream(stream: RunStream): void {
     this.stream = stream;
@@ -134,7 +143,7 @@ export class AgentRunState {
 
   /**
    * Records what `mcpListTools` found for a server (its tools from now on, or that it failed). `late`: it arrived
-   * after the listing budget, once the run had gone on without it (`PATCHES.mcpListBudget`).
+   * after the listing budget, once the run had gone on without it (protocol 4).
    */
   recordListing(result: McpListToolsResult, late = false): void {
     const flag = late ? { late: true as const } : {};

@@ -1,4 +1,4 @@
-import { condition, patched, proxyActivities, proxyLocalActivities, uuid4, workflowInfo } from '@temporalio/workflow';
+import { condition, proxyActivities, proxyLocalActivities, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.js';
 import {
   DEFAULT_TOOL_CONCURRENCY,
@@ -21,7 +21,7 @@ import {
 } from '../src/protocol/index.js';
 import { localToolActivityOptions, toolActivityOptions } from './activity-options.js';
 import { waitForAnswer } from './elicitation-handlers.js';
-import { PATCHES } from './patches.js';
+import { legacyBoundsConcurrency, legacyRunsLocally, legacyWaitForAnswer } from './legacy/tool-calls.js';
 import type { AgentRunState, StepToolResults } from './run-state.js';
 import { searchRequired, searchTools, targetCall } from './tool-search.js';
 import { ToolSlots } from './tool-slots.js';
@@ -87,7 +87,7 @@ export function settleToolCalls(
 ): Promise<SettledStep> {
   const limit = ctx.description.toolConcurrency ?? DEFAULT_TOOL_CONCURRENCY;
   // Only a step with more calls than the limit can differ from v0.1.0, which ran them all at once.
-  const bounded = calls.length > limit && patched(PATCHES.boundedToolConcurrency);
+  const bounded = calls.length > limit && (ctx.state.protocol >= 4 || legacyBoundsConcurrency());
   const callCtx: CallContext = { ...ctx, slots: new ToolSlots(bounded ? limit : Number.POSITIVE_INFINITY) };
   if (calls.length === 1) {
     // One call has no sibling to wait for: the same result without `Promise.allSettled` and its promises (each
@@ -381,7 +381,7 @@ interface StartedToolCall {
 function startToolCall(ctx: CallContext, call: ValidCall, args: JsonValue): StartedToolCall {
   const { state, step, run } = ctx;
   const { toolCallId, toolName } = call;
-  const { executeTool, local } = toolProxy(ctx.description, call);
+  const { executeTool, local } = toolProxy(ctx.state, ctx.description, call);
   const mcp = state.listingRefs();
   state.toolStarted(step, call);
   // Runs with a stream: the call's activity publishes its progress with this token (see RunStream).
@@ -435,9 +435,9 @@ async function executeCallLoop(
       if (result.kind !== 'elicitation-pending') break;
       if (reissues >= MAX_ELICITATION_REISSUES) return answer(ctx, call, reissueLimit(), 'error', reissueLimit().value);
       const { elicitationId } = result;
-      // v0.4.0: the wait also answers `cancel` when the question expires (v0.3.0 left it to a detached timer).
-      if (patched(PATCHES.elicitationUpdate)) await waitForAnswer(state, elicitationId);
-      else await condition(() => state.elicitations.isAnswered(elicitationId));
+      // The wait also answers `cancel` when the question expires.
+      if (state.protocol >= 4) await waitForAnswer(state, elicitationId);
+      else await legacyWaitForAnswer(state, elicitationId);
     }
   } finally {
     finishToolCall(ctx, call.toolCallId);
@@ -449,8 +449,8 @@ async function executeCallLoop(
 function finishToolCall(ctx: CallContext, toolCallId: string): void {
   const { state } = ctx;
   state.toolFinished(toolCallId);
-  // v0.4.0: questions the server withdrew, or asked as the call ended, wait for nothing now.
-  if (state.elicitations.waitsFor(toolCallId) && patched(PATCHES.elicitationUpdate)) {
+  // Questions the server withdrew, or asked as the call ended, wait for nothing now (protocol 4).
+  if (state.protocol >= 4 && state.elicitations.waitsFor(toolCallId)) {
     for (const id of state.elicitations.withdrawCall(toolCallId)) {
       state.events.emit({ type: 'elicitation-answered', id, action: 'cancel', withdrawn: true });
     }
@@ -474,11 +474,15 @@ function settledFrom(ctx: CallContext, call: ValidCall, result: Exclude<ToolResu
 }
 
 /**
- * The call's `executeTool`: a local activity when the checked call says `local: true` (see `PATCHES.localTools`),
- * else an activity with the tool's options.
+ * The call's `executeTool`: a local activity when the checked call says `local: true`, else an activity with the
+ * tool's options.
  */
-function toolProxy(description: AgentDescription, call: ValidCall): Pick<StartedToolCall, 'executeTool' | 'local'> {
-  if (call.activity?.local === true && patched(PATCHES.localTools)) {
+function toolProxy(
+  state: AgentRunState,
+  description: AgentDescription,
+  call: ValidCall,
+): Pick<StartedToolCall, 'executeTool' | 'local'> {
+  if (call.activity?.local === true && (state.protocol >= 4 || legacyRunsLocally())) {
     return { executeTool: proxyLocalActivities<Activities>(localToolActivityOptions(call)).executeTool, local: true };
   }
   return { executeTool: proxyActivities<Activities>(toolActivityOptions(description, call)).executeTool, local: false };

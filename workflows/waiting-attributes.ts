@@ -11,7 +11,7 @@ import type { AgentRunState } from './run-state.js';
 
 /**
  * Publishes what the run waits for as search attributes (`SEARCH_ATTRIBUTES`), so an inbox finds every waiting run
- * with one visibility query. Only runs with `PATCHES.inbox` whose worker found the attributes in the namespace
+ * with one visibility query. Only runs on protocol 4 whose worker found the attributes in the namespace
  * (`AgentDescription.searchAttributes`, recorded) have one: upserting an unregistered attribute fails the workflow task.
  *
  * Every upsert is a history event, so it upserts only on change: the identity once per run (an execution continued

@@ -20,46 +20,69 @@ export interface DescribeAgentInput {
 export type DescribeAgentResult = AgentDescription;
 
 /**
- * Input of `generate`. It carries a reference to the transcript and its length, never the messages: the
- * activity reads them from a worker-side cache or the run's transcript query, so history stays linear.
+ * Input of `generate`, by the protocol of the run that wrote it (built in one place: `workflows/generate-input.ts`).
+ * It carries a reference to the transcript and its length, never the messages: the activity reads them from a
+ * worker-side cache or the run's transcript query, so history stays linear.
  */
-export interface GenerateInput {
+export type GenerateInput = GenerateInputV4 | LegacyGenerateInput;
+
+/** What every `generate` input carries. */
+interface GenerateInputBase {
   agentName: string;
   run: RunRef;
   step: number;
   messageCount: number;
-  /**
-   * Written by v0.1.0 workflows, which offered the model the tools recorded at the start of the run. Ignored: the
-   * worker's current tools are offered (docs/upgrading.md, "Tool definitions are code").
-   */
-  toolNames?: string[];
   /** The previous step's tool message, with executed results as references (see {@link TranscriptDelta}). */
   delta?: TranscriptDelta;
   /** The latest model response the run recorded, so a worker can tell whether its cached copy is that one. */
   mark?: TranscriptMark;
   /** The MCP listings the run recorded (by version): their tools are offered besides the agent's own. */
   mcp?: McpListingRef[];
+}
+
+/**
+ * Written by runs on protocol 4 (since 0.4.0). The workflow takes a routed `callTool` target's arguments from the
+ * model's call when its route carries none (see {@link ToolCallRoute}), so the activity may leave them out.
+ */
+export interface GenerateInputV4 extends GenerateInputBase {
+  protocol: 4;
+  /** The step streams its model call. Absent: the run or its agent turned streaming off. */
+  stream?: GenerateStreaming;
+}
+
+/** How a step streams its model call (protocol 4). */
+export interface GenerateStreaming {
   /**
-   * Set by workflows from 0.4.0 on, which take a routed `callTool` target's arguments from the model's call when
-   * its route carries none (see {@link ToolCallRoute}). Without it (earlier workflows) every route carries them.
+   * The token this step's attempts tag their `deltas` publishes with (see `DeltaPublish`), so the run takes model
+   * output only from its own step.
+   */
+  token: string;
+  /** How often (ms) an attempt publishes its pieces after the first one. */
+  intervalMs: number;
+  /**
+   * Someone polled the run's stream lately when the step began: publish at once. Either way an attempt publishes
+   * only while someone watches (the run's `WATCHED_MEMO_KEY` memo is fresh); pieces written meanwhile go out when a
+   * watcher comes.
+   */
+  watched: boolean;
+}
+
+/**
+ * Written by v0.1.0–v0.3.0 workflows, and by this code for runs on their protocols (`workflows/legacy/`): the model
+ * call is never streamed.
+ */
+export interface LegacyGenerateInput extends GenerateInputBase {
+  protocol?: undefined;
+  /**
+   * Written by v0.1.0 workflows, which offered the model the tools recorded at the start of the run. Ignored: the
+   * worker's current tools are offered (docs/upgrading.md, "Tool definitions are code").
+   */
+  toolNames?: string[];
+  /**
+   * Set by this code's workflows (whatever the run's protocol), which take a routed `callTool` target's arguments
+   * from the model's call when its route carries none. Without it (v0.1.0–v0.3.0 workflows) every route carries them.
    */
   argsFromCall?: true;
-  /**
-   * Since 0.4.0 (`PATCHES.modelDeltas`), when the step streams: the token this step's `generate` attempts tag their
-   * `deltas` publishes with (see `DeltaPublish`), so the run takes model output only from its own step. Without it
-   * the model call is not streamed and nothing is published.
-   */
-  streamToken?: string;
-  /** With {@link streamToken}: how often (ms) a streaming attempt publishes its pieces after the first one. */
-  streamIntervalMs?: number;
-  /**
-   * With {@link streamToken}, since `PATCHES.watchedDeltas`: publish only while someone watches the run's stream
-   * (the run's `WATCHED_MEMO_KEY` memo is fresh); the pieces written meanwhile go out when a watcher comes. Without
-   * it (earlier workflows) every piece is published.
-   */
-  streamWhenWatched?: true;
-  /** With {@link streamWhenWatched}: someone polled the run's stream lately when the step began (publish at once). */
-  streamWatched?: true;
 }
 
 /** A server's tool listing as a run recorded it, by content version (equal versions list equal tools). */

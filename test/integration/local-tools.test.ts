@@ -16,6 +16,7 @@ import { AgentClient } from '../../src/client/agent-client.js';
 import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
 import { createTool } from '../../src/tool/tool.js';
 import { workflowsPath } from '../../src/worker/create-agent-worker.js';
+import { LEGACY_PATCHES } from '../../workflows/legacy/patches.js';
 import { PATCHES } from '../../workflows/patches.js';
 import { activityCounts, recordHistory, toolResultsSeen, withAgentWorker } from '../support/agent-harness.js';
 import { scheduledActivities, type History } from '../support/history.js';
@@ -97,7 +98,9 @@ describe('local tools in a durable run', () => {
     // One executeTool activity (the regular tool); the local calls are local activity markers.
     expect(scheduledActivities(history).filter((type) => type === 'executeTool')).toHaveLength(1);
     expect(activityCounts(history)).toEqual({ describeAgent: 1, generate: 3, executeTool: 3 });
-    expect(patchMarkers(history).filter((details) => details.includes(PATCHES.localTools))).toHaveLength(1);
+    // A protocol-4 run asks one patch, once: the release's (v0.3.0's `localTools` is asked only on earlier protocols).
+    expect(patchMarkers(history).filter((details) => details.includes(PATCHES.v0_4))).toHaveLength(1);
+    expect(patchMarkers(history).filter((details) => details.includes(LEGACY_PATCHES.localTools))).toHaveLength(0);
     const workflowBundle = await bundleWorkflows(workflowsPath());
     await expect(Worker.runReplayHistory({ workflowBundle }, history)).resolves.toBeUndefined();
   });

@@ -24,6 +24,7 @@ import {
   MAX_DELTA_PUBLISH_BYTES,
   type DeltaPublish,
   type GenerateInput,
+  type GenerateStreaming,
   type StreamedDeltas,
   encodeStreamData,
 } from '../../src/protocol/index.js';
@@ -83,6 +84,11 @@ function assembledText(deltas: StreamedDeltas[], step: number): string {
 }
 
 /** The `generate` inputs a run's history scheduled, in order. */
+/** What a protocol-4 `generate` input says of the step's streaming. */
+function streamOf(input: GenerateInput | undefined): GenerateStreaming | undefined {
+  return input?.protocol === 4 ? input.stream : undefined;
+}
+
 async function generateInputs(workflowId: string): Promise<GenerateInput[]> {
   const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
   const inputs: GenerateInput[] = [];
@@ -127,12 +133,10 @@ describe('model deltas', () => {
       // The activity result still holds the assembled step; the token never reaches watchers.
       const [input] = await generateInputs(run.id);
       expect(input).toMatchObject({
-        streamToken: expect.any(String) as unknown,
-        streamIntervalMs: 100,
-        streamWhenWatched: true,
-        streamWatched: true,
+        protocol: 4,
+        stream: { token: expect.any(String) as unknown, intervalMs: 100, watched: true },
       });
-      expect(JSON.stringify(parts)).not.toContain(input!.streamToken!);
+      expect(JSON.stringify(parts)).not.toContain(streamOf(input)!.token);
       await recordHistory('model-deltas-streamed', env, run.id);
     });
   });
@@ -175,7 +179,7 @@ describe('model deltas', () => {
         for await (const run of client.list(`WorkflowType = 'agentRun' AND TaskQueue = '${taskQueue}'`)) runs.push(run);
         expect(runs).toHaveLength(1);
         const [input] = await generateInputs(runs[0]!.workflowId);
-        expect(input).toMatchObject({ streamWhenWatched: true, streamWatched: true });
+        expect(input).toMatchObject({ stream: { watched: true } });
       } finally {
         await server.close();
       }
@@ -208,10 +212,7 @@ describe('model deltas', () => {
       const history = await alone.handle.fetchHistory();
       expect(history.events!.filter((e) => e.workflowExecutionSignaledEventAttributes)).toHaveLength(0);
       const inputs = await generateInputs(alone.id);
-      expect(inputs.map((i) => [i.streamWhenWatched, i.streamWatched])).toEqual([
-        [true, undefined],
-        [true, undefined],
-      ]);
+      expect(inputs.map((i) => streamOf(i)?.watched)).toEqual([false, false]);
 
       // Someone comes 1.5 s into the first step: they get that attempt's text from its start, then live; the
       // second step, begun while they watch, publishes from its first piece.
@@ -228,7 +229,7 @@ describe('model deltas', () => {
       // the catch-up batch and then live batches after it.
       expect(firstStepText.at - firstDelta.at).toBeGreaterThan(1_000);
       expect(deltas.filter((d) => d.type === 'deltas' && d.step === 1).length).toBeGreaterThan(3);
-      expect((await generateInputs(watched.id))[1]).toMatchObject({ streamWhenWatched: true, streamWatched: true });
+      expect((await generateInputs(watched.id))[1]).toMatchObject({ stream: { watched: true } });
       const memo = (await watched.handle.describe()).memo?.['durable-agent.watched'];
       expect(typeof memo).toBe('string');
       await recordHistory('model-deltas-watched-mid-step', env, watched.id);
@@ -290,14 +291,14 @@ describe('model deltas', () => {
         { topic: 'deltas', value: forged('guessed', 9) },
         { topic: 'deltas', value: { type: 'reset-step', step: 1, attempt: 9 } },
         // The right token for another step, and oversized or malformed pieces.
-        { topic: 'deltas', value: { ...forged(input!.streamToken), step: 2 } },
+        { topic: 'deltas', value: { ...forged(streamOf(input)!.token), step: 2 } },
         {
           topic: 'deltas',
-          value: { ...forged(input!.streamToken), parts: [{ id: 'x', kind: 'text', text: 'forged'.repeat(10_000) }] },
+          value: { ...forged(streamOf(input)!.token), parts: [{ id: 'x', kind: 'text', text: 'forged'.repeat(10_000) }] },
         },
         {
           topic: 'deltas',
-          value: { ...forged(input!.streamToken), parts: [{ id: 'x', kind: 'evil', text: 'forged' }] },
+          value: { ...forged(streamOf(input)!.token), parts: [{ id: 'x', kind: 'evil', text: 'forged' }] },
         },
       ]);
       // A batch the run already took, sent again with the same publisher and sequence (a resent signal): ignored.
@@ -305,7 +306,7 @@ describe('model deltas', () => {
         items: [
           {
             topic: 'deltas',
-            data: encodeItem({ ...forged(input!.streamToken, 1), parts: [{ id: 'r', kind: 'text', text: '[once]' }] }),
+            data: encodeItem({ ...forged(streamOf(input)!.token, 1), parts: [{ id: 'r', kind: 'text', text: '[once]' }] }),
           },
         ],
         publisher_id: 'resender',
@@ -401,14 +402,14 @@ describe('model deltas', () => {
         expect(deltasOf(parts)).toEqual([]);
         expect(parts.at(-1)).toMatchObject({ type: 'event', event: { type: 'finished', text: ANSWER } });
         const [input] = await generateInputs(run.id);
-        expect(input).not.toHaveProperty('streamToken');
-        expect(input).not.toHaveProperty('streamIntervalMs');
+        expect(input).toMatchObject({ protocol: 4 });
+        expect(input).not.toHaveProperty('stream');
       }
       // The run's option wins over the agent's, its interval clamped; the agent's interval applies otherwise.
       expect(assembledText(deltasOf(await watch(overruled)), 1)).toBe(ANSWER);
-      expect((await generateInputs(overruled.id))[0]).toMatchObject({ streamIntervalMs: 20 });
+      expect((await generateInputs(overruled.id))[0]).toMatchObject({ stream: { intervalMs: 20 } });
       expect(assembledText(deltasOf(await watch(agentInterval)), 1)).toBe(ANSWER);
-      expect((await generateInputs(agentInterval.id))[0]).toMatchObject({ streamIntervalMs: 250 });
+      expect((await generateInputs(agentInterval.id))[0]).toMatchObject({ stream: { intervalMs: 250 } });
     });
   });
 
