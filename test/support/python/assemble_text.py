@@ -3,16 +3,20 @@
 Usage: python assemble_text.py <address> <namespace> <workflow_id>
 
 Reads the run's stream live with Temporal's Python SDK (its workflow_streams contrib) from offset 0 until the run's
-terminal event, and applies the `deltas` topic's rules: pieces with the same id in one step and attempt concatenate
-in offset order; a `reset-step` voids every piece of its step from earlier attempts; a newer attempt's pieces replace
-an older attempt's. Prints one JSON object: {"steps": {step: text assembled from the deltas alone}, "final":
-{step: the step's final text event}, "resets": count}.
+terminal event, and applies the rules of docs/durable-runs.md ("The stream's format"), as the TypeScript client's
+FullStreamAssembler does: pieces with the same id in one step and attempt concatenate in offset order (a piece of
+another kind than its part's first adds nothing); a `reset-step`, or a newer attempt's piece, voids every piece of
+its step from earlier attempts; an older attempt's pieces are dropped; after the step's `text` event (or its
+`step-finished`) its pieces are stale. Prints one JSON object: {"steps": {step: text assembled from the deltas
+alone}, "final": {step: the step's final text event}, "shown": {step: the text a reader shows once the recorded text
+completes or replaces the deltas}, "resets": count}.
 """
 
 import asyncio
 import base64
 import json
 import os
+import re
 import sys
 
 from temporalio.api.common.v1 import Payload
@@ -21,13 +25,17 @@ from temporalio.contrib.workflow_streams import WorkflowStreamClient
 from temporalio.service import RPCError
 
 TERMINAL = {"finished", "cancelled", "failed"}
+# A recorded text longer than this is a preview ending in "… (N chars)" (EVENT_OUTPUT_PREVIEW_CHARS).
+PREVIEW_CHARS = 2_000
 
 
 class Assembler:
     def __init__(self) -> None:
-        # step -> (attempt, {part id: text}, [part ids in first-seen order]), text pieces only
+        # step -> (attempt, {part id: [kind, text]}, [part ids in first-seen order])
         self.steps = {}
         self.final = {}
+        # steps whose recorded message arrived: their later pieces are stale
+        self.recorded = set()
         self.resets = 0
 
     def add(self, topic, data) -> bool:
@@ -35,31 +43,47 @@ class Assembler:
         if topic == "events":
             if data.get("type") == "text":
                 self.final[str(data["step"])] = data["text"]
+                self.recorded.add(data["step"])
+            elif data.get("type") == "step-finished":
+                self.recorded.add(data["step"])
             return data.get("type") in TERMINAL
-        if topic != "deltas":
+        if topic != "deltas" or data["step"] in self.recorded:
             return False
         step, attempt = data["step"], data["attempt"]
         current = self.steps.get(step)
+        if current is not None and attempt < current[0]:
+            return False
         if data["type"] == "reset-step":
             self.resets += 1
             self.steps[step] = (attempt, {}, [])
             return False
         if current is None or attempt > current[0]:
             current = self.steps[step] = (attempt, {}, [])
-        elif attempt < current[0]:
-            return False
         for part in data["parts"]:
-            if part["kind"] != "text":
-                continue
             if part["id"] not in current[1]:
-                current[1][part["id"]] = ""
+                current[1][part["id"]] = [part["kind"], ""]
                 current[2].append(part["id"])
-            current[1][part["id"]] += part["text"]
+            if current[1][part["id"]][0] == part["kind"]:
+                current[1][part["id"]][1] += part["text"]
         return False
 
     def result(self):
-        assembled = {str(step): "".join(texts[i] for i in order) for step, (_, texts, order) in self.steps.items()}
-        return {"steps": assembled, "final": self.final, "resets": self.resets}
+        assembled = {}
+        for step, (_, parts, order) in self.steps.items():
+            assembled[str(step)] = "".join(parts[i][1] for i in order if parts[i][0] == "text")
+        shown = {}
+        for step, final in self.final.items():
+            streamed = assembled.get(step, "")
+            known = final
+            marker = re.search(r"… \((\d+) chars\)$", final)
+            if marker and marker.start() == PREVIEW_CHARS and int(marker.group(1)) > PREVIEW_CHARS:
+                known = final[: marker.start()]
+                if streamed.startswith(known):
+                    shown[step] = streamed
+                    continue
+            # The recorded text completes what streamed when it goes on from it, else it stands alone.
+            shown[step] = streamed + known[len(streamed) :] if known.startswith(streamed) else final
+        return {"steps": assembled, "final": self.final, "shown": shown, "resets": self.resets}
 
 
 async def main() -> None:
