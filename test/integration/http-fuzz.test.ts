@@ -6,14 +6,11 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { UIMessage } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { Agent } from '../../src/agent/agent.js';
-import { createAgentHandler, createInboxHandler, type AgentHandlerOptions } from '../../src/http/index.js';
-import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
+import type { AgentHandlerOptions } from '../../src/http/index.js';
 import { REFUSAL_CODES } from '../../src/protocol/refusal-codes.js';
-import { createTool } from '../../src/tool/tool.js';
 import { withAgentWorker, type HarnessClient } from '../support/agent-harness.js';
-import { chunksOf, messageOf, serveHandler, userMessage } from '../support/http-chat.js';
+import { chunksOf, messageOf, userMessage } from '../support/http-chat.js';
+import { chatRuns, errorCodeOf, filesAgent, serveFilesApp } from '../support/http-files-app.js';
 import { createTestEnv } from '../support/temporal.js';
 
 let env: TestWorkflowEnvironment;
@@ -94,31 +91,12 @@ interface Case {
 describe('every HTTP route under malformed requests', () => {
   it('answers each with a 4xx and a code, in time, and changes no run', async () => {
     const deleted: string[] = [];
-    const deleteFile = createTool({
-      name: 'delete_file',
-      description: 'Deletes a file.',
-      parameters: z.object({ path: z.string() }),
-      needsApproval: true,
-      execute: async ({ path }) => {
-        deleted.push(path);
-        return `deleted ${path}`;
-      },
-    });
-    const model = new ScriptedLanguageModel([
-      { text: 'Deleting.', toolCalls: [{ toolName: 'delete_file', input: { path: 'a.txt' }, toolCallId: 'del-a' }] },
-    ]);
-    const agent = new Agent({ name: 'files', instructions: '', model, tools: [deleteFile] });
+    const agent = filesAgent(
+      [{ text: 'Deleting.', toolCalls: [{ toolName: 'delete_file', input: { path: 'a.txt' }, toolCallId: 'del-a' }] }],
+      deleted,
+    );
     await withAgentWorker(env, [agent], async (harness) => {
-      const shared = { client: harness.client, authenticate, onError: () => undefined, maxBodyBytes: 1024 * 1024 };
-      const chat = createAgentHandler({
-        ...shared,
-        agent: 'files',
-        conversationOptions: () => ({ workflow: { workflowExecutionTimeout: '2 minutes' } }),
-      });
-      const inbox = createInboxHandler(shared);
-      const server = await serveHandler((request) =>
-        new URL(request.url).pathname.includes('/inbox') ? inbox(request) : chat(request),
-      );
+      const server = await serveFilesApp(harness.client, authenticate, { maxBodyBytes: 1024 * 1024 });
       try {
         // A chat whose turn waits for an approval: every request below names it.
         const id = `fuzz${Math.random().toString(36).slice(2, 10)}`;
@@ -154,7 +132,7 @@ describe('every HTTP route under malformed requests', () => {
             continue;
           }
           const text = await response.text();
-          const code = codeOf(text);
+          const code = errorCodeOf(text);
           if (response.status < 400 || response.status >= 500 || !code || !REFUSAL_CODES.has(code)) {
             failures.push(`${label}: ${response.status} ${text.slice(0, 120)}`);
           }
@@ -345,22 +323,6 @@ function fuzzCases(id: string, workflowId: string, message: UIMessage): Case[] {
 function describeBody(body: string | Uint8Array): string {
   if (typeof body !== 'string') return `${body.byteLength} raw bytes`;
   return body.length > 60 ? `${body.slice(0, 40)}… (${body.length} chars)` : body;
-}
-
-function codeOf(text: string): string | undefined {
-  try {
-    return (JSON.parse(text) as { error?: { code?: string } }).error?.code;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The chat turns' runs on the harness's task queue. */
-async function chatRuns(harness: HarnessClient) {
-  const runs = [];
-  const query = `WorkflowType = 'agentRun' AND TaskQueue = '${harness.taskQueue}'`;
-  for await (const found of harness.client.list(query)) runs.push(found);
-  return runs;
 }
 
 /** What a request that slipped through would change: the run's state, the runs, the conversations. */

@@ -6,26 +6,12 @@
 import { EventType, type AGUIEvent, type RunAgentInput } from '@ag-ui/core';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { Agent } from '../../src/agent/agent.js';
 import { AgentClient } from '../../src/client/agent-client.js';
-import {
-  createAgentHandler,
-  createInboxHandler,
-  toNodeListener,
-  type AgentHandlerOptions,
-} from '../../src/http/index.js';
-import { ScriptedLanguageModel, type ScriptedReply } from '../../src/models/scripted-model.js';
-import { createTool } from '../../src/tool/tool.js';
-import { withAgentWorker, type HarnessClient } from '../support/agent-harness.js';
-import {
-  CROSS_SITE_VARIANTS,
-  RawConnection,
-  crossSiteRequest,
-  reconnectStorm,
-  type RawResponse,
-} from '../support/hostile-browser.js';
-import { chunksOf, messageOf, serveHandler, userMessage, type TestHttpServer } from '../support/http-chat.js';
+import { createAgentHandler, toNodeListener, type AgentHandlerOptions } from '../../src/http/index.js';
+import { withAgentWorker } from '../support/agent-harness.js';
+import { CROSS_SITE_VARIANTS, RawConnection, crossSiteRequest, reconnectStorm } from '../support/hostile-browser.js';
+import { chunksOf, messageOf, userMessage } from '../support/http-chat.js';
+import { chatRuns, errorCodeOf, filesAgent, serveFilesApp } from '../support/http-files-app.js';
 import { createTestEnv } from '../support/temporal.js';
 
 let env: TestWorkflowEnvironment;
@@ -46,65 +32,13 @@ const authenticate: AgentHandlerOptions['authenticate'] = (request) => {
 const as = (user: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${user}`, ...extra });
 const JSON_TYPE = { 'content-type': 'application/json' };
 
-/** The chat handler and the inbox, side by side on one server, as an app mounts them. */
-async function serveBoth(client: AgentClient, options: Partial<AgentHandlerOptions> = {}): Promise<TestHttpServer> {
-  const shared = { client, authenticate, onError: () => undefined, ...options };
-  const chat = createAgentHandler({
-    agent: 'files',
-    conversationOptions: () => ({ workflow: { workflowExecutionTimeout: '2 minutes' } }),
-    ...shared,
-  });
-  const inbox = createInboxHandler(shared);
-  return await serveHandler((request) =>
-    new URL(request.url).pathname.includes('/inbox') ? inbox(request) : chat(request),
-  );
-}
-
-function filesAgent(replies: ScriptedReply[], deleted: string[] = []): Agent {
-  const deleteFile = createTool({
-    name: 'delete_file',
-    description: 'Deletes a file.',
-    parameters: z.object({ path: z.string() }),
-    needsApproval: true,
-    execute: async ({ path }) => {
-      deleted.push(path);
-      return `deleted ${path}`;
-    },
-  });
-  const listFiles = createTool({
-    name: 'list_files',
-    description: 'Lists files.',
-    parameters: z.object({}),
-    execute: async () => ['a.txt'],
-  });
-  return new Agent({
-    name: 'files',
-    instructions: '',
-    model: new ScriptedLanguageModel(replies),
-    tools: [deleteFile, listFiles],
-  });
-}
+const serveBoth = (client: AgentClient, options: Partial<AgentHandlerOptions> = {}) =>
+  serveFilesApp(client, authenticate, options);
 
 const chatId = () => `chat${Math.random().toString(36).slice(2, 10)}`;
 
-function codeOf(response: RawResponse | { body: string }): string | undefined {
-  try {
-    return (JSON.parse(response.body) as { error?: { code?: string } }).error?.code;
-  } catch {
-    return undefined;
-  }
-}
-
 async function errorOf(response: Response): Promise<[number, string | undefined]> {
-  return [response.status, codeOf({ body: await response.text() })];
-}
-
-/** The chat turns' runs on the harness's task queue. */
-async function chatRuns(harness: HarnessClient) {
-  const runs = [];
-  const query = `WorkflowId STARTS_WITH 'chat-' AND WorkflowType = 'agentRun' AND TaskQueue = '${harness.taskQueue}'`;
-  for await (const run of harness.client.list(query)) runs.push(run);
-  return runs;
+  return [response.status, errorCodeOf(await response.text())];
 }
 
 /** A client with no worker behind it: routes refused at the door never need one. */
@@ -140,7 +74,7 @@ describe('durable-agent/http under hostile browsers', () => {
             const stream = async () => {
               const response = await fetch(`${capped.url}/api/chat/${id}/stream`, { headers: as('ada') });
               if (response.status === 200) await response.body?.cancel();
-              const code = response.status === 200 ? undefined : codeOf({ body: await response.text() });
+              const code = response.status === 200 ? undefined : errorCodeOf(await response.text());
               return { status: response.status, code, retryAfter: response.headers.get('retry-after') };
             };
             await expect.poll(stream).toEqual({ status: 429, code: 'Http.TooManyStreams', retryAfter: '5' });
@@ -159,7 +93,7 @@ describe('durable-agent/http under hostile browsers', () => {
             await response.body?.cancel();
             return 'stream';
           }
-          return `${response.status} ${codeOf({ body: await response.text() })}`;
+          return `${response.status} ${errorCodeOf(await response.text())}`;
         });
         const answers = new Set(storm.map((result) => (result.status === 'fulfilled' ? result.value : 'failed')));
         expect([...answers].filter((answer) => answer !== 'stream' && answer !== '429 Http.TooManyStreams')).toEqual(
@@ -343,7 +277,7 @@ describe('durable-agent/http under hostile browsers', () => {
               headers: as('ada', JSON_TYPE),
               body: JSON.stringify(route.body),
             });
-            expect([route.path, variant, answer.status, codeOf(answer)]).toEqual([
+            expect([route.path, variant, answer.status, errorCodeOf(answer.body)]).toEqual([
               route.path,
               variant,
               403,
