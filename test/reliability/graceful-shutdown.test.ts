@@ -1,17 +1,22 @@
 // SIGTERM to a worker in the middle of a tool: the worker stops taking tasks, lets the tool finish (grace time,
 // 30 s by default), reports its result and exits; another worker completes the run. Nothing runs twice. Past the
 // grace time the tool's abort signal fires and the tool is retried elsewhere, as configured.
-import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentClient } from '../../src/client/agent-client.js';
-import { workflowsPath } from '../../src/worker/create-agent-worker.js';
 import { activityCounts } from '../support/agent-harness.js';
-import { bundleWorkflows, createTestEnv, testServer, uniqueTaskQueue } from '../support/temporal.js';
+import {
+  lines,
+  startWatchedWorker,
+  stopWatchedWorker as stop,
+  waitForLine,
+  writeWorkflowBundle,
+} from '../support/child-worker.js';
+import { createTestEnv, uniqueTaskQueue } from '../support/temporal.js';
 
 const WORKER = fileURLToPath(new URL('../fixtures/shutdown/worker.ts', import.meta.url));
 
@@ -19,58 +24,19 @@ let env: TestWorkflowEnvironment;
 let bundlePath: string;
 beforeAll(async () => {
   env = await createTestEnv();
-  bundlePath = join(mkdtempSync(join(tmpdir(), 'durable-agent-bundle-')), 'workflows.js');
-  writeFileSync(bundlePath, (await bundleWorkflows(workflowsPath())).code);
+  bundlePath = await writeWorkflowBundle();
 });
 afterAll(async () => {
   await env?.teardown();
 });
 
-interface StartedWorker {
-  child: ChildProcess;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
-}
-
-async function startWorker(taskQueue: string, sideEffects: string, extra: Record<string, string> = {}) {
-  const child = fork(WORKER, [], {
-    execArgv: ['--import', 'tsx'],
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: testServer().address,
-      TASK_QUEUE: taskQueue,
-      SIDE_EFFECTS: sideEffects,
-      WORKFLOW_BUNDLE: bundlePath,
-      ...extra,
-    },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+function startWorker(taskQueue: string, sideEffects: string, extra: Record<string, string>) {
+  return startWatchedWorker(WORKER, {
+    TASK_QUEUE: taskQueue,
+    SIDE_EFFECTS: sideEffects,
+    WORKFLOW_BUNDLE: bundlePath,
+    ...extra,
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
-  );
-  await new Promise<void>((resolve, reject) => {
-    child.once('message', () => resolve());
-    void exited.then(({ code }) => reject(new Error(`worker exited before it was ready (${code})`)));
-  });
-  return { child, exited } satisfies StartedWorker;
-}
-
-function lines(file: string): string[] {
-  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : [];
-}
-
-async function waitForLine(file: string, pattern: RegExp, timeoutMs = 30_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const line = lines(file).find((l) => pattern.test(l));
-    if (line) return line;
-    if (Date.now() > deadline) throw new Error(`no line matching ${pattern}: ${lines(file).join(' | ')}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-async function stop(worker: StartedWorker): Promise<void> {
-  if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');
-  await worker.exited;
 }
 
 /**

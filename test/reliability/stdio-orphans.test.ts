@@ -2,16 +2,15 @@
 // `sh -c` wrapper that ignores SIGTERM and stdin's end, one that forks a grandchild into its own session and process
 // group, one that exits on stdin's end leaving a grandchild in its group, and one whose listing never ends. On SIGTERM the worker drains and returns within a bound; on `kill -9` it
 // can run no code at all. Either way every one of those processes (each wrote its pid to a file) is gone.
-import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentClient } from '../../src/client/agent-client.js';
-import { workflowsPath } from '../../src/worker/create-agent-worker.js';
-import { bundleWorkflows, createTestEnv, testServer, uniqueTaskQueue } from '../support/temporal.js';
+import { startWatchedWorker, stopWatchedWorker, writeWorkflowBundle } from '../support/child-worker.js';
+import { createTestEnv, uniqueTaskQueue } from '../support/temporal.js';
 
 const WORKER = fileURLToPath(new URL('../fixtures/mcp/stdio-orphans-worker.ts', import.meta.url));
 
@@ -19,42 +18,19 @@ let env: TestWorkflowEnvironment;
 let bundlePath: string;
 beforeAll(async () => {
   env = await createTestEnv();
-  bundlePath = join(mkdtempSync(join(tmpdir(), 'durable-agent-bundle-')), 'workflows.js');
-  writeFileSync(bundlePath, (await bundleWorkflows(workflowsPath())).code);
+  bundlePath = await writeWorkflowBundle();
 });
 afterAll(async () => {
   await env?.teardown();
 });
 
-interface StartedWorker {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
-}
-
-async function startWorker(taskQueue: string, pidFile: string, extra: Record<string, string> = {}) {
-  const child = fork(WORKER, [], {
-    execArgv: ['--import', 'tsx'],
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: testServer().address,
-      TASK_QUEUE: taskQueue,
-      PID_FILE: pidFile,
-      WORKFLOW_BUNDLE: bundlePath,
-      ...extra,
-    },
-    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-  });
-  let out = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
+/** The worker with its stdout kept (it prints STOPPED once `runUntilSignal` returns). */
+function startWorker(taskQueue: string, pidFile: string, extra: Record<string, string>) {
+  return startWatchedWorker(
+    WORKER,
+    { TASK_QUEUE: taskQueue, PID_FILE: pidFile, WORKFLOW_BUNDLE: bundlePath, ...extra },
+    { captureOutput: true },
   );
-  await new Promise<void>((resolve, reject) => {
-    child.once('message', () => resolve());
-    void exited.then(({ code }) => reject(new Error(`worker exited before it was ready (${code})`)));
-  });
-  return { child, output: () => out, exited } satisfies StartedWorker;
 }
 
 function pidsIn(file: string): number[] {
@@ -120,7 +96,7 @@ describe('stdio MCP servers never outlive their worker', () => {
       console.info(`worker exited ${exited!.at - signalledAt} ms after SIGTERM`);
       expect(pids.filter(alive)).toEqual([]);
     } finally {
-      if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');
+      await stopWatchedWorker(worker);
       killAll(pids);
     }
   }, 90_000);
