@@ -226,6 +226,9 @@ export class FullStreamAssembler {
         return;
       case 'tool-call': {
         const step = this.step(event.step);
+        // The step's text event comes before its calls: none came, so the step recorded no text (see step-finished).
+        const streamedText = [...step.parts.values()].some((part) => part.kind === 'text');
+        if (!step.recorded && streamedText) this.recordedText(event.step, '', offset, out);
         const part = step.parts.get(event.toolCallId);
         if (part?.open && part.kind === 'tool-input') {
           part.open = false;
@@ -287,6 +290,10 @@ export class FullStreamAssembler {
         return;
       case 'step-finished': {
         const step = this.step(event.step);
+        // No text event: the step recorded no text (the run records no empty one), so text that streamed of it (from
+        // an attempt retried by one that published nothing) is void. Before the calls: a UI `reset-step` drops every
+        // part of the step the page has.
+        if (!step.recorded) this.recordedText(event.step, '', offset, out);
         this.close(step, event.step, ['text', 'reasoning', 'tool-input'], offset, out);
         step.recorded = true;
         // Its recorded message stands: what was streamed of it is not needed any more (a long run stays small).

@@ -353,4 +353,22 @@ describe('full stream', () => {
     const other = assemble(stream().event({ type: 'continued-as-new', generation: 1 }).parts);
     expect(other).toMatchObject([{ type: 'run-event', event: { type: 'continued-as-new' } }]);
   });
+
+  it('voids streamed text of a step that recorded none (its retry wrote only a tool call and published nothing)', () => {
+    const run = stream()
+      .event({ type: 'step-started', step: 1 })
+      .deltas(1, 1, text('Let me thi'))
+      .event({ type: 'tool-call', step: 1, toolCallId: 'c1', toolName: 'look', args: {} })
+      .event({ type: 'step-finished', step: 1, finishReason: 'tool-calls', usage });
+    const parts = assemble(run.parts);
+    expect(parts.map((part) => part.type)).toEqual([
+      'start-step',
+      'text-start',
+      'text-delta',
+      'reset-step',
+      'tool-call',
+      'finish-step',
+    ]);
+    expect(parts.find((part) => part.type === 'reset-step')).toMatchObject({ step: 1, reason: 'recorded' });
+  });
 });

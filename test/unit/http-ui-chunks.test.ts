@@ -190,4 +190,19 @@ describe('UI message chunks of a run', () => {
       errorText: 'The run failed: boom',
     });
   });
+
+  it("drops text a retried attempt streamed when the step recorded none, and keeps the step's tool call", async () => {
+    const chunks = await mapped(
+      stream([
+        { type: 'step-started', step: 1 },
+        deltas(1, 1, [text('t0', 'Let me thi')]),
+        { type: 'tool-call', step: 1, toolCallId: 'c1', toolName: 'read', args: { path: 'a' } },
+        { type: 'tool-result', step: 1, toolCallId: 'c1', toolName: 'read', outcome: 'ok', output: 'A' },
+        { type: 'step-finished', step: 1, finishReason: 'tool-calls', usage },
+      ]),
+    );
+    const message = await messageOf(chunks);
+    expect(textOf(message)).toBe('');
+    expect(message.parts.find((p) => p.type === 'tool-read')).toMatchObject({ state: 'output-available', output: 'A' });
+  });
 });
