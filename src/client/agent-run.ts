@@ -1,11 +1,11 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TemporalFailure, TerminatedFailure } from '@temporalio/common';
 import { ToolDeniedError } from '../tool/errors/tool-denied-error.js';
 import { RunFailedError } from './errors/run-failed-error.js';
 import { refusalOf, runEnded, type RefusedRequest } from './refusal-of.js';
 import { describeExecution, type DescribedExecution } from './history/final-record.js';
-import { streamPatchInHistory } from './history/stream-from-history.js';
+import { legacyEventsByQuery } from './legacy/events-by-query.js';
+import { protocolHasStream, runProtocolOf } from './run-protocol.js';
 import { currentRunId } from './history/run-chain.js';
 import { transcriptFromHistory } from '../history/transcript-from-history.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, throughWorker } from './through-worker.js';
@@ -21,7 +21,6 @@ import { toFullStream, toTextStream, type FullStreamPart } from './full-stream.j
 import {
   FailureType,
   readTranscript,
-  TERMINAL_EVENT_TYPES,
   type AgentRunOutput,
   type ApprovalDecision,
   type ApprovalRecord,
@@ -248,15 +247,15 @@ export class AgentRun {
    * The run's events with `seq > after`, in order, as they happen; ends after the terminal event, or quietly
    * when `signal` aborts. Reconnecting with the last seen `seq` misses nothing and repeats nothing. Once the run has
    * completed, failed or been cancelled, the events are the ones it recorded as it ended ({@link finalRecord}): no
-   * worker needed. While it runs, a run started since 0.4.0 is read from its stream (see {@link stream};
-   * `pollIntervalMs` does not apply): one query a worker answers to find the stream, then long polls on the server.
+   * worker needed. While it runs, a run on protocol 4 (since 0.4.0) is read from its stream (see {@link stream};
+   * `pollIntervalMs` does not apply): its memo says it has one, then long polls on the server.
    * An earlier run is read by polling the events query, which a worker answers: with none, this throws
    * `NoWorkerError` after `requestTimeoutMs` (catch it and call again with the last `seq` to keep waiting).
    */
   async *events(
     options: { after?: number; pollIntervalMs?: number; signal?: AbortSignal } = {},
   ): AsyncGenerator<RunEvent> {
-    let after = options.after ?? 0;
+    const after = options.after ?? 0;
     const interval = options.pollIntervalMs ?? 200;
     const { signal } = options;
     // An ended run recorded its events as it ended: read from history, with no worker.
@@ -273,47 +272,17 @@ export class AgentRun {
       yield* eventsFromStream(this.handle, readEvents, options);
       return;
     }
-    let execution = first === undefined ? this.handle : this.handle.client.getHandle(this.id, first);
-    for (let idle = 0; ; ) {
-      if (signal?.aborted) return;
-      let batch: RunEvent[];
-      try {
-        const current = execution;
-        batch = await this.ask('the events query', () => current.query(eventsQuery, after, 500), { signal });
-      } catch (error) {
-        if (signal?.aborted) return;
-        throw error;
-      }
-      let continued = false;
-      for (const event of batch) {
-        after = event.seq;
-        yield event;
-        if (TERMINAL_EVENT_TYPES.has(event.type)) return;
-        continued ||= event.type === 'continued-as-new';
-      }
-      // The log goes on in the next execution (which carries it over): a pinned run asks that one from now on.
-      if (continued) execution = await this.execution();
-      if (batch.length > 0) {
-        idle = 0;
-        continue;
-      }
-      // A run terminated or timed out by Temporal records no terminal event: stop once it is closed and drained.
-      const status = ++idle % 10 === 0 ? (await execution.describe()).status.name : 'RUNNING';
-      if (status === 'CONTINUED_AS_NEW') {
-        execution = await this.execution();
-      } else if (status !== 'RUNNING') {
-        const current = execution;
-        const record = await this.recordOf(await this.executionRunId());
-        const rest = record
-          ? record.events.filter((event) => event.seq > after)
-          : await this.ask('the events query', () => current.query(eventsQuery, after, 500));
-        for (const event of rest) yield event;
-        return;
-      }
-      // The timer removes its abort listener when it fires, so a long watch does not pile listeners up.
-      const aborted = await delay(interval, false, signal ? { signal } : {}).catch(() => true);
-      if (aborted) return;
-    }
+    // A run of v0.1.0–v0.3.0: its events query, polled.
+    yield* legacyEventsByQuery(
+      {
+        first: first === undefined ? this.handle : this.handle.client.getHandle(this.id, first),
+        query: (execution, from, querySignal) =>
+          this.ask('the events query', () => execution.query(eventsQuery, from, 500), { signal: querySignal }),
+        current: () => this.execution(),
+        recorded: async () => (await this.recordOf(await this.executionRunId()))?.events,
+      },
+      { after, intervalMs: interval, signal },
+    );
   }
 
   /**
@@ -378,21 +347,22 @@ export class AgentRun {
   }
 
   /**
-   * Whether the run has a stream. A yes is kept (a run keeps its stream across continue-as-new); a no is asked again,
-   * since a later run may reuse the workflow id.
+   * Whether the run has a stream: its protocol (4 on), which its memo says (a describe; no worker needed, so a
+   * finished run is read with none). A yes is kept (a run keeps its stream across continue-as-new); a no is asked
+   * again, since a later run may reuse the workflow id. When the first task of a new run does not complete in time
+   * to tell, the run is asked.
    */
   private async hasStream(signal: AbortSignal | undefined): Promise<boolean> {
     if (this.streamed) return true;
-    // Temporal alone tells, from the first execution's history (no worker needed: a finished run is read with none);
-    // when it cannot, the run is asked.
-    const known = await streamPatchInHistory(
+    const protocol = await runProtocolOf(
       this.handle.client,
       this.id,
-      this.firstExecutionRunId,
+      await this.executionRunId(),
       this.requestTimeoutMs,
     );
     this.streamed =
-      known ?? (await hasStream((call) => this.ask('the stream offset query', call, { signal }), this.handle));
+      protocolHasStream(protocol) ??
+      (await hasStream((call) => this.ask('the stream offset query', call, { signal }), this.handle));
     return this.streamed;
   }
 

@@ -5,12 +5,6 @@ import type { RunEvent } from './events.js';
 import type { StreamState, StreamWireItem } from './stream-wire.js';
 
 /** The topics of a run's stream. Offsets are global across topics: one offset orders every item of the run. */
-/**
- * The patch id a run's first execution records when it gets a stream (`PATCHES.runStream`): a client tells from the
- * first execution's history, with no worker, whether a run has one.
- */
-export const RUN_STREAM_PATCH = 'durable-agent.run-stream';
-
 /** The failure type of a poll the run refused because enough watchers already wait (poll again in a moment). */
 export const STREAM_BUSY_FAILURE = 'DurableAgent.StreamBusy';
 

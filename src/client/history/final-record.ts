@@ -5,6 +5,7 @@ import { WorkflowNotFoundError, type Payload, type SerializationContext } from '
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js';
 import proto from '@temporalio/proto';
 import { FINAL_RECORD_MEMO_KEY, isFinalRunRecord, type FinalRunRecord } from '../../protocol/index.js';
+import { RUN_PROTOCOL_MEMO_KEY, isRunProtocol } from '../../protocol/run-protocol.js';
 
 // A CommonJS package: its namespace is its default export under Node's ESM loader.
 const Status = proto.temporal.api.enums.v1.WorkflowExecutionStatus;
@@ -24,7 +25,21 @@ export interface DescribedExecution {
    * v0.3.0 code or earlier).
    */
   finalRecord(): Promise<FinalRunRecord | undefined>;
+  /**
+   * The run protocol the execution recorded in its memo in its first workflow task (`workflows/protocol.ts`), read
+   * on demand; undefined when its memo has none: an execution of v0.1.0–v0.3.0 code, or one whose first task is
+   * not complete yet ({@link firstTaskPending}).
+   */
+  protocol(): Promise<number | undefined>;
+  /**
+   * The execution runs and its first workflow task has not completed yet (its history holds at most the start, that
+   * task, and a failure of it): its memo does not say its protocol yet.
+   */
+  firstTaskPending: boolean;
 }
+
+/** Events of an execution whose first workflow task has not completed: started, scheduled, started, failed. */
+const FIRST_TASK_PENDING_EVENTS = 4;
 
 /** Describes one execution (`runId` undefined: the workflow id's latest) with Temporal's own RPC. */
 export async function describeExecution(
@@ -51,10 +66,18 @@ export async function describeExecution(
     status === Status.WORKFLOW_EXECUTION_STATUS_COMPLETED ||
     status === Status.WORKFLOW_EXECUTION_STATUS_FAILED ||
     status === Status.WORKFLOW_EXECUTION_STATUS_CANCELED;
+  const running = status === Status.WORKFLOW_EXECUTION_STATUS_RUNNING;
+  const protocolPayload = info?.memo?.fields?.[RUN_PROTOCOL_MEMO_KEY];
   return {
     runId: described,
-    running: status === Status.WORKFLOW_EXECUTION_STATUS_RUNNING,
+    running,
     finalRecord: async () => (ended ? await finalRecordOf(client, workflowId, described) : undefined),
+    protocol: async () => {
+      if (!protocolPayload) return undefined;
+      const value = await decodeMemo(client, workflowId, protocolPayload).catch(() => undefined);
+      return isRunProtocol(value) ? value : undefined;
+    },
+    firstTaskPending: running && Number(info?.historyLength ?? 0) <= FIRST_TASK_PENDING_EVENTS,
   };
 }
 
@@ -80,7 +103,12 @@ export async function finalRecordOf(
     payload ??= event.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[FINAL_RECORD_MEMO_KEY];
   }
   if (!payload) return undefined;
-  const context: SerializationContext = { type: 'workflow', namespace: client.options.namespace, workflowId };
-  const value = await decodeFromPayloadsAtIndex(client.options.loadedDataConverter, 0, [payload], context);
+  const value = await decodeMemo(client, workflowId, payload);
   return isFinalRunRecord(value) ? value : undefined;
+}
+
+/** A memo value, decoded with the client's converter, codec included (the worker encoded it with its own). */
+async function decodeMemo(client: WorkflowClient, workflowId: string, payload: Payload): Promise<unknown> {
+  const context: SerializationContext = { type: 'workflow', namespace: client.options.namespace, workflowId };
+  return await decodeFromPayloadsAtIndex(client.options.loadedDataConverter, 0, [payload], context);
 }
