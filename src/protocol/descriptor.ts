@@ -109,7 +109,7 @@ export interface AgentDescription {
   streaming?: false | { intervalMs?: number };
   /**
    * Since 0.4.0: the worker found durable-agent's search attributes (`SEARCH_ATTRIBUTES`) in the run's namespace, so
-   * the run may publish them (`PATCHES.inbox`). Absent: the run never upserts them, since upserting an attribute a
+   * the run may publish them (protocol 4). Absent: the run never upserts them, since upserting an attribute a
    * namespace lacks fails every workflow task of the run.
    */
   searchAttributes?: true;

@@ -59,7 +59,7 @@ export interface ElicitationResponse {
   token?: string;
   /**
    * The responder is not the run's user (an inbox's reviewer): refuse the answer (`Elicitation.NotAuthorized`) unless
-   * the agent's `authorizeDecision` hook allows it (runs started on 0.4.0 with `PATCHES.inbox`). Updates only.
+   * the agent's `authorizeDecision` hook allows it (runs on protocol 4, since 0.4.0). Updates only.
    */
   requireAuthorization?: boolean;
   /** Evidence of the responder's identity for the agent's `authorizeDecision` hook. Stored in history: no secrets. */

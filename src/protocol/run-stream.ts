@@ -14,7 +14,7 @@ export const RUN_STREAM_TOPICS = {
   /** Streaming tools' yields, published by the tool's own activity attempt and checked by the workflow. */
   progress: 'progress',
   /**
-   * Model output as it is written (since `PATCHES.modelDeltas`): {@link StreamedDeltas} batches published by the
+   * Model output as it is written (protocol 4): {@link StreamedDeltas} batches published by the
    * step's own `generate` attempt and checked by the workflow, and a `reset-step` whenever a new attempt of a step
    * starts publishing, so a client drops what a failed attempt wrote.
    */
@@ -27,7 +27,7 @@ export const RUN_STREAM_TOPICS = {
  */
 export const DEFAULT_DELTA_INTERVAL_MS = 100;
 /**
- * The memo key under which a run says when a watcher last polled its stream (since `PATCHES.watchedDeltas`): an ISO
+ * The memo key under which a run says when a watcher last polled its stream (protocol 4): an ISO
  * time, renewed at most every {@link WATCHED_RENEW_MS} while polls keep coming. A streaming `generate` attempt reads
  * it from Temporal (no worker is asked) and publishes its pieces only while someone watches.
  */

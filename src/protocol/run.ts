@@ -61,8 +61,8 @@ export interface RunContinuation {
   /** Tool routing state: names `searchTools` returned so far, embedding models whose pool was warmed. */
   routing?: RoutingContinuation;
   /**
-   * The run's stream (since 0.4.0, `PATCHES.runStream`): its bounded log, offsets and publishers. Present exactly
-   * when the run has a stream, so a run started before keeps its event query and progress signal in every execution.
+   * The run's stream (protocol 4, since 0.4.0): its bounded log, offsets and publishers. Present exactly when the
+   * run has a stream, so a run started before keeps its event query and progress signal in every execution.
    */
   stream?: RunStreamContinuation;
   generation: number;
