@@ -1,6 +1,7 @@
 // docker-compose.yml validated by a real Compose implementation (Debian's docker-compose, which needs no daemon
 // for `config`): the file parses, every service has what the stack needs, variables are substituted as the
-// comments say, and a broken copy is rejected (so the check can fail). scripts/install-compose.mjs, run by
+// comments say, the live stream's key has no default (Compose refuses to run without it), and a broken copy is
+// rejected (so the check can fail). scripts/install-compose.mjs, run by
 // `npm test`, installs it where it can; elsewhere this test is skipped and says why.
 import { execFile, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,10 +19,20 @@ const dir = mkdtempSync(join(tmpdir(), 'durable-agent-compose-'));
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** `docker-compose config` on `file` in a directory of its own (no stray .env), with exactly `env`. */
-async function config(file: string, env: Record<string, string> = {}): Promise<{ code: number; out: string }> {
+/** The live stream's key, which the file requires from the environment (it has no default). */
+const STREAM_KEY = 'compose-test-stream-key-0123456789';
+
+/**
+ * `docker-compose config` on `file` in a directory of its own (no stray .env; Compose reads `.env` from the project
+ * directory), with exactly `env` (by default the stream key alone).
+ */
+async function config(
+  file: string,
+  env: Record<string, string> = { DURABLE_AGENT_STREAM_KEY: STREAM_KEY },
+  project = dir,
+): Promise<{ code: number; out: string }> {
   try {
-    const { stdout } = await execFileAsync(compose, ['--project-directory', dir, '-f', file, 'config'], {
+    const { stdout } = await execFileAsync(compose, ['--project-directory', project, '-f', file, 'config'], {
       env: { PATH: process.env.PATH ?? '', HOME: dir, ...env },
     });
     return { code: 0, out: stdout };
@@ -43,7 +54,7 @@ const skipReason = compose
   : ' (skipped: docker-compose is not installed; `node scripts/install-compose.mjs` installs it as root with apt)';
 
 describe.skipIf(!compose)(`docker-compose.yml${skipReason}`, () => {
-  it('is a valid Compose file: Temporal on PostgreSQL, its Web UI and the worker, started in order', async () => {
+  it('is a valid Compose file: Temporal on PostgreSQL, its Web UI, Redis and the worker, started in order', async () => {
     const { code, out } = await config(COMPOSE_FILE);
     expect(code, out).toBe(0);
     const postgres = service(out, 'postgresql');
@@ -66,7 +77,54 @@ describe.skipIf(!compose)(`docker-compose.yml${skipReason}`, () => {
     expect(worker).toMatch(/build:\n\s+context: /);
     expect(worker).toMatch(/TEMPORAL_ADDRESS: temporal:7233\n/);
     expect(worker).toMatch(/restart: unless-stopped/);
-    expect(out).toMatch(/^volumes:\n {2}postgres-data: \{\}/m);
+    expect(out).toMatch(/^volumes:\n {2}postgres-data: \{\}\n {2}redis-data: \{\}/m);
+  });
+
+  it("has Redis 7 for runs' live streams, wired to the worker, kept across restarts, reachable from the host only", async () => {
+    const { code, out } = await config(COMPOSE_FILE);
+    expect(code, out).toBe(0);
+    const redis = service(out, 'redis');
+    expect(redis).toMatch(/image: redis:7\n/);
+    expect(redis).toMatch(
+      /command:\n\s+- redis-server\n\s+- --appendonly\n\s+- "yes"\n\s+- --maxmemory-policy\n\s+- noeviction\n/,
+    );
+    expect(redis).toMatch(/- redis-data:\/data/);
+    // The host's loopback only: whoever reaches Redis can read runs' text (entries are authenticated, not secret).
+    expect(redis).toMatch(/ports:\n\s+- 127\.0\.0\.1:6379:6379\/tcp\n/);
+    expect(redis).toMatch(/test:\n\s+- CMD\n\s+- redis-cli\n\s+- ping\n/);
+
+    const worker = service(out, 'worker');
+    expect(worker).toMatch(/depends_on:\n(?:\s+.*\n)*?\s+redis:\n\s+condition: service_started\n/);
+    expect(worker).toMatch(/DURABLE_AGENT_REDIS_URL: redis:\/\/redis:6379\n/);
+    expect(worker).toMatch(new RegExp(`DURABLE_AGENT_STREAM_KEY: ${STREAM_KEY}\\n`));
+
+    // A managed Redis instead, from the host's environment.
+    const managed = await config(COMPOSE_FILE, {
+      DURABLE_AGENT_STREAM_KEY: STREAM_KEY,
+      DURABLE_AGENT_REDIS_URL: 'rediss://agent:secret@redis.example.com:6380',
+    });
+    expect(service(managed.out, 'worker')).toMatch(
+      /DURABLE_AGENT_REDIS_URL: rediss:\/\/agent:secret@redis\.example\.com:6380\n/,
+    );
+  });
+
+  it('ships no stream key: without DURABLE_AGENT_STREAM_KEY, Compose refuses and says how to set it', async () => {
+    expect(readFileSync(COMPOSE_FILE, 'utf8')).not.toMatch(/DURABLE_AGENT_STREAM_KEY=\$\{DURABLE_AGENT_STREAM_KEY:?-/);
+    const none = await config(COMPOSE_FILE, {});
+    expect(none.code).not.toBe(0);
+    expect(none.out).toMatch(/set DURABLE_AGENT_STREAM_KEY \(openssl rand -base64 32\) in the shell or \.env/);
+    // An .env file beside the Compose file is where the key can live (gitignored, and kept out of the image).
+    const project = mkdtempSync(join(dir, 'project-'));
+    copyFileSync(COMPOSE_FILE, join(project, 'docker-compose.yml'));
+    writeFileSync(join(project, '.env'), `DURABLE_AGENT_STREAM_KEY=${STREAM_KEY}-from-env-file\n`);
+    const fromFile = await config(join(project, 'docker-compose.yml'), {}, project);
+    expect(fromFile.code, fromFile.out).toBe(0);
+    expect(service(fromFile.out, 'worker')).toMatch(
+      new RegExp(`DURABLE_AGENT_STREAM_KEY: ${STREAM_KEY}-from-env-file\\n`),
+    );
+    for (const ignore of ['.gitignore', '.dockerignore']) {
+      expect(readFileSync(join(ROOT, ignore), 'utf8').split('\n'), ignore).toContain('.env');
+    }
   });
 
   it('takes the namespace and the model settings from the environment, as its comments say', async () => {
@@ -76,6 +134,7 @@ describe.skipIf(!compose)(`docker-compose.yml${skipReason}`, () => {
     expect(service(plain.out, 'temporal')).toMatch(/DEFAULT_NAMESPACE: default\n/);
 
     const set = await config(COMPOSE_FILE, {
+      DURABLE_AGENT_STREAM_KEY: STREAM_KEY,
       TEMPORAL_NAMESPACE: 'agents',
       OPENAI_API_KEY: 'sk-test',
       AGENT_MODEL: 'openai/gpt-4o',
