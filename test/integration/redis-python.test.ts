@@ -4,7 +4,8 @@
 // the same text by the rules of docs/durable-runs.md, which equals the step's recorded text.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { Redis } from 'ioredis';
@@ -222,6 +223,20 @@ describe.skipIf(missing)(`a Python reader of a run's Redis stream${missing ? ` (
     const replayed = await waiting;
     expect(replayed).toMatchObject({ items: [], gaps: [], end: 'idle', next: 12 });
     expect(replayed.rejected).toBeGreaterThanOrEqual(1);
+  });
+
+  it('computes the authentication code docs/durable-runs.md gives as an example, as the TypeScript publisher does', () => {
+    const docs = readFileSync(`${root}/docs/durable-runs.md`, 'utf8');
+    const code = /the input is `\["chat-1","r1",1,0,"events","e30="\]` and the\s+code `([\w-]{43})`/.exec(docs)?.[1];
+    expect(code).toBeDefined();
+    const key = new TextEncoder().encode('0123456789abcdef');
+    expect(entryMac(key, { workflowId: 'chat-1', firstRunId: 'r1' }, 1, 0, 'events', 'e30=')).toBe(code);
+    const script =
+      'from redis_assemble_text import entry_mac\n' +
+      'print(entry_mac(b"0123456789abcdef", "chat-1", "r1", 1, 0, "events", "e30="))';
+    const computed = spawnSync(python, ['-c', script], { cwd: dirname(reader), encoding: 'utf8' });
+    expect(computed.stderr).toBe('');
+    expect(computed.stdout.trim()).toBe(code);
   });
 
   it('accepts nothing with the wrong key', async () => {
