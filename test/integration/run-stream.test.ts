@@ -327,10 +327,11 @@ describe('run stream', () => {
       await recordHistory('run-stream-continue-as-new', env, run.id);
 
       // A run shaped like one started on v0.3.0 that continued as new onto this worker: its continuation has no
-      // stream, so it has none either; run.events() reads it through the events query.
+      // protocol and no stream, so it follows the legacy protocol and has none either (its memo says no protocol);
+      // run.events() reads it through the events query.
       const { workflowExecutionStartedEventAttributes: started } = (await run.handle.fetchHistory()).events![0]!;
       const carried = defaultPayloadConverter.fromPayload<AgentRunInput>(started!.input!.payloads![0]!);
-      const { stream: _stream, ...continuation } = carried.continuation!;
+      const { stream: _stream, protocol: _protocol, ...continuation } = carried.continuation!;
       const old = env.client.workflow.getHandle(
         (
           await env.client.workflow.start('agentRun', {
