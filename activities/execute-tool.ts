@@ -17,6 +17,7 @@ import type { AnyTool } from '../src/tool/tool.js';
 import { type ActivityDependencies, requireAgent, toToolContext } from '../src/runtime/dependencies.js';
 import { startHeartbeating } from '../src/runtime/heartbeat.js';
 import { ProgressReporter } from '../src/runtime/progress-reporter.js';
+import { liveRunPublisher } from '../src/live/live-run-publisher.js';
 import { ElicitationSession } from './mcp-elicitation.js';
 import { checkExecutedCall, readRunCall, type RunCall } from './run-call.js';
 import { ToolCheckpoints } from './tool-checkpoints.js';
@@ -67,7 +68,14 @@ async function runCheckedCall(
   const { input } = checked;
   const { cancellationSignal } = Context.current();
   const cancellation = linkedToCancellation(cancellationSignal);
-  const progress = new ProgressReporter(input.run, input.toolCallId, deps.progressIntervalMs, input.progressToken);
+  const live = liveRunPublisher(deps, input.live, input.run.workflowId, Context.current().info.attempt);
+  const progress = new ProgressReporter(
+    input.run,
+    input.toolCallId,
+    deps.progressIntervalMs,
+    input.progressToken,
+    live,
+  );
   const mcpCall = mcpCallHooks(deps, checked.agent, input, checked.tool, cancellation.controller, progress);
   try {
     const pipeline = pipelineInput(checked, checkpoints, cancellation.controller, mcpCall?.hooks, (seq, value) => {

@@ -29,6 +29,7 @@ import { checkToolCall, type ToolLookup } from '../src/tool/check-tool-call.js';
 import { toJsonValue } from '../src/tool/json-safe.js';
 import { toolModelSpec } from '../src/tool/tool-spec.js';
 import { DeltaPublisher } from '../src/runtime/delta-publisher.js';
+import { liveRunPublisher } from '../src/live/live-run-publisher.js';
 import { type ActivityDependencies, requireAgent, toToolContext } from '../src/runtime/dependencies.js';
 import { startHeartbeating } from '../src/runtime/heartbeat.js';
 import { capToolCalls, overflowMessage } from './response-limits.js';
@@ -53,7 +54,7 @@ export function createGenerate(deps: ActivityDependencies) {
     const agent = requireAgent(deps, input.agentName);
     // Heartbeat from the start: reading the transcript after a crash may wait for the run's query to be answered.
     const heartbeat = startHeartbeating();
-    const deltas = deltaPublisher(input, ctx);
+    const deltas = deltaPublisher(deps, input, ctx);
     try {
       const call = await readRunCall(deps, agent, input);
       const offer = offeredTools(deps, agent, call);
@@ -79,13 +80,16 @@ export function createGenerate(deps: ActivityDependencies) {
 }
 
 /** The attempt's publisher of model deltas, when the run's step streams (protocol 4). */
-function deltaPublisher(input: GenerateInput, ctx: Context): DeltaPublisher | undefined {
+function deltaPublisher(deps: ActivityDependencies, input: GenerateInput, ctx: Context): DeltaPublisher | undefined {
   const stream = input.protocol === 4 ? input.stream : undefined;
   if (typeof stream?.token !== 'string') return undefined;
   const intervalMs = stream.intervalMs ?? DEFAULT_DELTA_INTERVAL_MS;
   const { attempt, workflowExecution } = ctx.info;
   const options = { token: stream.token, step: input.step, attempt, intervalMs };
   if (!workflowExecution) return new DeltaPublisher(options);
+  // The run's live stream is on Redis: every piece goes there (watchers cost the run nothing), none to the run.
+  const live = liveRunPublisher(deps, stream.live, workflowExecution.workflowId, attempt);
+  if (live) return new DeltaPublisher({ ...options, publisher: live });
   // Whether someone watches, from the run's memo as Temporal has it (a describe call: no worker answers it).
   const run = ctx.client.workflow.getHandle(workflowExecution.workflowId, workflowExecution.runId);
   const watched = async () => isWatched((await run.describe()).memo?.[WATCHED_MEMO_KEY]);

@@ -30,6 +30,7 @@ import { listEveryServer } from './legacy/listings.js';
 import { BudgetedMcpListings, listMcpServers } from './mcp.js';
 import { runProtocol } from './protocol.js';
 import { AgentRunState } from './run-state.js';
+import { LiveEvents } from './live-events.js';
 import { RunStream } from './run-stream.js';
 import { settleToolCalls, type SettledStep } from './tool-calls.js';
 import { WaitingAttributes } from './waiting-attributes.js';
@@ -65,11 +66,15 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
     const description = input.continuation?.description ?? (await describe(loop));
     const stopReason = await runSteps(loop, configure(state, description));
     await loop.lateListings?.settle();
-    return await finish(state, stopReason);
+    const output = await finish(state, stopReason);
+    // The run's last events reach its live stream before it closes (watchers end at its terminal event).
+    await state.live?.flushed();
+    return output;
   } catch (err) {
     // A failed or cancelled run leaves no listing running (nothing is scheduled when none is late).
     if (!(err instanceof ContinueAsNew)) await loop.lateListings?.settle();
     ended(state, err);
+    await state.live?.flushed();
     throw err;
   }
 }
@@ -118,6 +123,8 @@ async function callModel(
 ): Promise<GenerateResult> {
   const { state } = loop;
   state.unsentDelta = undefined;
+  // On a live stream on Redis, the events so far go first: watchers see a step's events before the next step's text.
+  await state.live?.flushed();
   const request = generateInput(state, loop.input, description, loop.run, step, previous);
   state.modelCall.begin();
   try {
@@ -185,6 +192,9 @@ function configure(state: AgentRunState, description: AgentDescription): AgentDe
   state.approvals.setEarlyDecisions(description.approval.earlyDecisions === true);
   state.authorizesDecisions = description.approval.authorize === true;
   if (state.protocol >= 4 && description.searchAttributes === true) publishWaiting(state, description);
+  // The worker publishes live items to Redis: so do the run's events (recorded in the description, so every
+  // execution of the run decides the same).
+  if (state.protocol >= 4 && description.liveStream === 'redis') state.live = new LiveEvents(state.events);
   return description;
 }
 

@@ -70,7 +70,8 @@ function streamingOf(
       : DEFAULT_DELTA_INTERVAL_MS;
   const stream = state.stream!;
   const watched = (step === 1 && watchedFromStart(input)) || stream.watchedLately();
-  return { token: stream.openStep(step), intervalMs, watched };
+  const live = state.live ? { live: state.live.runId } : {};
+  return { token: stream.openStep(step), intervalMs, watched, ...live };
 }
 
 /** The run's starter said it watches from the start (`streaming: { watched: true }`, as `streamText` does). */

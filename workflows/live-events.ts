@@ -1,5 +1,6 @@
-import { condition, proxyLocalActivities, upsertMemo, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, condition, proxyLocalActivities, upsertMemo, workflowInfo } from '@temporalio/workflow';
 import { LIVE_MEMO_KEY, type RunEvent } from '../src/protocol/index.js';
+import type { EventLog } from './event-log.js';
 import type { createActivities } from '../activities/index.js';
 
 type Activities = ReturnType<typeof createActivities>;
@@ -26,10 +27,16 @@ export class LiveEvents {
   private publishing = false;
   private readonly firstRunId = workflowInfo().firstExecutionRunId;
 
-  /** Says in the run's memo where its live stream is (once per execution: a memo is not carried over). */
-  constructor() {
+  /** Says in the run's memo where its live stream is (in each execution: a memo is not carried over). */
+  constructor(events: EventLog) {
     upsertMemo({ [LIVE_MEMO_KEY]: this.firstRunId });
-    void this.loop();
+    // What this execution emitted before it knew (`run-started`). A continued execution's carried events were
+    // published by the execution before, which waited for them before it continued as new.
+    const continued = workflowInfo().continuedFromExecutionRunId !== undefined;
+    if (!continued) this.pending.push(...events.all());
+    events.onEmit((event) => this.push(event));
+    // Not cancellable: a cancelled run still publishes its `cancelled` event (the run awaits it before it closes).
+    void CancellationScope.nonCancellable(() => this.loop());
   }
 
   /** Queues an event (the event log's listener). */
@@ -39,7 +46,8 @@ export class LiveEvents {
 
   /** Resolves once every event queued so far was handed to Redis (or given up). */
   async flushed(): Promise<void> {
-    await condition(() => this.pending.length === 0 && !this.publishing);
+    // Not cancellable: a cancelled run waits here too before it closes, and a flush takes a local activity at most.
+    await CancellationScope.nonCancellable(() => condition(() => this.pending.length === 0 && !this.publishing));
   }
 
   /** The live stream's id: the run's first execution (the stream goes on across continue-as-new). */

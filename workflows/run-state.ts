@@ -34,6 +34,7 @@ import { newCollisions } from './mcp-collisions.js';
 import { ModelCallGate } from './model-call-gate.js';
 import { RoutingState } from './routing-state.js';
 import { RunClock } from './run-clock.js';
+import type { LiveEvents } from './live-events.js';
 import type { RunStream } from './run-stream.js';
 import type { WaitingAttributes } from './waiting-attributes.js';
 
@@ -63,6 +64,8 @@ export class AgentRunState {
   readonly modelCall: ModelCallGate;
   /** The run's stream (protocol 4); see {@link attachStream}. */
   stream: RunStream | undefined;
+  /** The run's events on its live stream on Redis, when its worker publishes there (protocol 4). */
+  live: LiveEvents | undefined;
   /** The agent has an `authorizeDecision` hook (known once the agent is described; recorded in its description). */
   authorizesDecisions = false;
   readonly run: RunContextData;

@@ -401,6 +401,7 @@ function startToolCall(ctx: CallContext, call: ValidCall, args: JsonValue): Star
     ...(mcp.length > 0 ? { mcp } : {}),
     ...(call.via ? { via: call.via } : {}),
     ...(progressToken ? { progressToken } : {}),
+    ...(state.live ? { live: state.live.runId } : {}),
   };
   return { executeTool, local, input };
 }

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { resolveLiveStream, type LiveStreamOption } from '../live/live-stream-config.js';
+import { useLiveStream } from '../live/live-clients.js';
 import { Client, type WorkflowStartOptions } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
 import type { agentRun } from '../../workflows/agent-run.js';
@@ -57,6 +59,12 @@ export interface AgentClientOptions extends TemporalConnectionOptions, AgentRunO
    * `payloadCodecFromEnv()`. `false`: no codec. An existing `client` keeps its own data converter.
    */
   payloadCodec?: PayloadCodec | false;
+  /**
+   * Where runs' live streams are read from: Redis (`{ url, key }`, or a transport) for runs whose workers publish
+   * there, else the run's Workflow Streams log. Default: Redis when `DURABLE_AGENT_REDIS_URL` is set (with
+   * `DURABLE_AGENT_STREAM_KEY`, the workers' key), else `'workflow'`. See docs/durable-runs.md.
+   */
+  liveStream?: LiveStreamOption;
 }
 
 /** Starts and finds durable agent runs. */
@@ -74,6 +82,8 @@ export class AgentClient {
     this.connectionSettings = options.connectionSettings;
     this.taskQueue = options.taskQueue ?? (options.env ?? process.env).TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE;
     this.runOptions = options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {};
+    const live = resolveLiveStream(options.liveStream, options.env);
+    if (live) useLiveStream(this.temporal, live);
   }
 
   /**

@@ -26,6 +26,9 @@ import { NoWorkerError } from './errors/no-worker-error.js';
 import { WorkerTimeoutError } from './errors/worker-timeout-error.js';
 import { recordedStreamFrom } from './history/stream-from-history.js';
 import { StreamItemReader } from './stream-items.js';
+import { streamLiveRun } from './live-run-stream.js';
+import { liveStreamOf } from '../live/live-clients.js';
+import { liveRunOf } from '../live/live-run-items.js';
 import { throughWorker } from './through-worker.js';
 
 export { RunWithoutStreamError } from './errors/run-without-stream-error.js';
@@ -46,7 +49,13 @@ export type RunStreamPart =
    * The items `[missedFrom, offset)` were dropped from the run's bounded log before this watcher read them (it fell
    * behind by more than the run keeps). Never a silent jump: read `run.state()` or the transcript for what they held.
    */
-  | { type: 'truncated'; offset: number; missedFrom: number };
+  | { type: 'truncated'; offset: number; missedFrom: number }
+  /**
+   * The run's live stream on Redis could not be read (Redis down or unreachable): no more model output or progress
+   * comes live. The run's events after the last one read follow, from the run itself (each step's final text, the
+   * run's end), with offsets after this one that are not the live stream's: resume from the start or by event `seq`.
+   */
+  | { type: 'live-unavailable'; offset: number; reason: string };
 
 /** Options of `run.stream()`. */
 export interface RunStreamOptions {
@@ -323,6 +332,18 @@ export async function* streamRun(
   handle: WorkflowHandle,
   options: RunStreamOptions = {},
 ): AsyncGenerator<RunStreamPart> {
+  // A client configured with a live stream (Redis) reads a run that publishes there from it (the run's memo says).
+  const live = liveStreamOf(handle.client);
+  const liveRun = live ? await liveRunOf(handle) : undefined;
+  if (live && liveRun) {
+    yield* streamLiveRun(live, liveRun, handle, options, (fallback) => streamWorkflowRun(handle, fallback));
+    return;
+  }
+  yield* streamWorkflowRun(handle, options);
+}
+
+/** The parts of a run's stream from its Workflow Streams log (see {@link streamRun}). */
+async function* streamWorkflowRun(handle: WorkflowHandle, options: RunStreamOptions): AsyncGenerator<RunStreamPart> {
   const from = Math.max(0, Math.trunc(options.from ?? 0));
   const feed = feedFor(handle, from);
   feed.watchers++;

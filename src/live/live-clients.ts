@@ -7,9 +7,14 @@ import type { LiveStream } from './live-stream.js';
  */
 const transports = new WeakMap<object, LiveStream>();
 
-/** Reads runs' streams through `client` from `live` (Redis) when a run publishes there. */
+/**
+ * Reads runs' streams through `client` from `live` (Redis) when a run publishes there. A Temporal `Client`'s
+ * workflow handles name its `workflow` client (`handle.client`): both are registered.
+ */
 export function useLiveStream(client: object, live: LiveStream): void {
   transports.set(client, live);
+  const workflow = (client as { workflow?: unknown }).workflow;
+  if (typeof workflow === 'object' && workflow !== null) transports.set(workflow, live);
 }
 
 /** The live transport `client` reads with, if any. */

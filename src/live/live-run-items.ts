@@ -7,6 +7,7 @@ import {
   decodeStreamData,
   isRunEvent,
 } from '../protocol/index.js';
+import { RUN_PROTOCOL_MEMO_KEY } from '../protocol/run-protocol.js';
 import type { LiveRunRef, LiveStream } from './live-stream.js';
 
 /** One raw item of a run's stream: topic, data (a payload of JSON), offset, as every transport yields them. */
@@ -19,13 +20,28 @@ export interface LiveRawItem {
 /** How long one blocking read waits before the reader looks whether the run closed. */
 const BLOCK_MS = 5_000;
 
-/** The run's live stream on Redis, from its memo (one describe call, no worker); undefined on Workflow Streams. */
+/** How long a reader waits for a running run to say where its live stream is. */
+const DESCRIBED_WAIT_MS = 10_000;
+
+/**
+ * The run's live stream on Redis, from its memo (describe calls, no worker); undefined on Workflow Streams. A run
+ * records its live stream once its worker described its agent (the `describeAgent` local activity, in its first
+ * workflow task or the one after): a running run without it yet (started a moment ago, as `streamText` watches) is
+ * asked again for up to {@link DESCRIBED_WAIT_MS}. Only a reader configured for Redis asks, so only a deployment whose
+ * workers publish to the run's own log while its readers expect Redis waits that long, once per watcher.
+ */
 export async function liveRunOf(handle: WorkflowHandle): Promise<LiveRunRef | undefined> {
-  const described = await handle.describe();
-  const firstRunId = described.memo?.[LIVE_MEMO_KEY];
-  return typeof firstRunId === 'string' && firstRunId !== ''
-    ? { workflowId: handle.workflowId, firstRunId }
-    : undefined;
+  const deadline = Date.now() + DESCRIBED_WAIT_MS;
+  for (let pause = 20; ; pause = Math.min(pause * 2, 500)) {
+    const described = await handle.describe();
+    const firstRunId = described.memo?.[LIVE_MEMO_KEY];
+    if (typeof firstRunId === 'string' && firstRunId !== '') return { workflowId: handle.workflowId, firstRunId };
+    // Runs of earlier protocols have no live stream; a closed run without the memo never had one.
+    const protocol = described.memo?.[RUN_PROTOCOL_MEMO_KEY];
+    const legacy = typeof protocol === 'number' && protocol < 4;
+    if (legacy || described.status.name !== 'RUNNING' || Date.now() + pause > deadline) return undefined;
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
 }
 
 /** Why a live read ended early: the transport could not be read (Redis down, unreachable, refused). */

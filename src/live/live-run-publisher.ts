@@ -87,3 +87,18 @@ function isDeltaPublish(value: unknown): value is DeltaPublish {
 function isProgressPublish(value: unknown): value is ProgressPublish {
   return typeof value === 'object' && value !== null && 'toolCallId' in value && 'seq' in value;
 }
+
+/**
+ * The publisher of an activity attempt of a run whose live stream is on Redis (`live`: the stream's id, from the
+ * activity's input), when the worker has a live stream; undefined otherwise (the run's Workflow Streams log is used).
+ * A run on Redis that reaches a worker without one (a deployment whose workers disagree) publishes nothing live.
+ */
+export function liveRunPublisher(
+  deps: { live: LiveStream | undefined },
+  live: string | undefined,
+  workflowId: string,
+  attempt: number,
+): LiveRunPublisher | undefined {
+  if (typeof live !== 'string' || !deps.live) return undefined;
+  return new LiveRunPublisher(deps.live, { workflowId, firstRunId: live }, attempt);
+}

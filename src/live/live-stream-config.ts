@@ -34,10 +34,13 @@ export function liveStreamFromEnv(env: NodeJS.ProcessEnv = process.env): RedisLi
  * The transport an option names: undefined for Workflow Streams (no option and no `DURABLE_AGENT_REDIS_URL`, or
  * `'workflow'`), a {@link RedisLiveStream} for Redis options (the caller closes it), the transport itself when given.
  */
-export function resolveLiveStream(option: LiveStreamOption | undefined): LiveStream | undefined {
+export function resolveLiveStream(
+  option: LiveStreamOption | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): LiveStream | undefined {
   if (option === 'workflow') return undefined;
   if (option === undefined) {
-    const fromEnv = liveStreamFromEnv();
+    const fromEnv = liveStreamFromEnv(env);
     return fromEnv ? new RedisLiveStream(fromEnv) : undefined;
   }
   if ('url' in option) return new RedisLiveStream(option);

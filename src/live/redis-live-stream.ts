@@ -90,6 +90,9 @@ export class RedisLiveStream implements LiveStream {
     }
     this.prefix = options.prefix ?? 'durable-agent:live';
     this.redis = this.connect();
+    // The shared connection alone never keeps a process alive (a CLI that read a run exits when it is done); a
+    // command in flight is held by its timeout timer, a blocking read by its reader's own connection.
+    this.redis.on('connect', () => (this.redis as unknown as { stream?: { unref?: () => void } }).stream?.unref?.());
   }
 
   /**

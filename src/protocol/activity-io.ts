@@ -65,6 +65,11 @@ export interface GenerateStreaming {
    * watcher comes.
    */
   watched: boolean;
+  /**
+   * The run's live stream is on Redis (its worker's `liveStream`): the id of that stream (the run's first execution).
+   * The attempt publishes every piece there, watched or not, and nothing to the run.
+   */
+  live?: string;
 }
 
 /**
@@ -240,6 +245,8 @@ export interface ExecuteToolInput {
    * call. Absent: progress goes by the v0.3.0 progress signal.
    */
   progressToken?: string;
+  /** The run's live stream is on Redis: its id (the run's first execution). Progress is published there. */
+  live?: string;
 }
 
 /**

@@ -1,0 +1,260 @@
+// A run's stream on Redis against a real Temporal server and a real redis-server: model deltas, tool progress and
+// run events reach a watcher with no signal, update or query on the run per publish or per watcher; a watched run's
+// history is an unwatched one's, event for event; entries forged or replayed by anyone who can reach Redis are not
+// shown; a finished run is read with no worker; Redis stopped mid-answer fails nothing and the watcher is told.
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { Agent } from '../../src/agent/agent.js';
+import { AgentClient } from '../../src/client/agent-client.js';
+import type { FullStreamPart } from '../../src/client/full-stream.js';
+import type { RunStreamPart } from '../../src/client/run-stream.js';
+import { entryMac } from '../../src/live/entry-mac.js';
+import { liveStreamKeys } from '../../src/live/redis-live-stream.js';
+import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
+import { LIVE_MEMO_KEY, encodeStreamData } from '../../src/protocol/index.js';
+import { createTool } from '../../src/tool/tool.js';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { withAgentWorker } from '../support/agent-harness.js';
+import type { History } from '../support/history.js';
+import { startRedis, type TestRedis } from '../support/redis.js';
+import { createTestEnv } from '../support/temporal.js';
+
+const KEY = 'integration-stream-key-0123456789';
+let env: TestWorkflowEnvironment;
+let redis: TestRedis;
+let raw: Redis;
+
+beforeAll(async () => {
+  [env, redis] = await Promise.all([createTestEnv(), startRedis()]);
+  raw = new Redis(redis.url);
+});
+afterAll(async () => {
+  raw?.disconnect();
+  await redis?.close();
+  await env?.teardown();
+});
+
+const ANSWER = 'It is sunny in Oslo today, with a light breeze from the fjord and no rain expected.';
+const paced = { chunkChars: 3, chunkDelayMs: 15 };
+const weather = createTool({
+  name: 'weather',
+  description: 'The weather in a city.',
+  parameters: z.object({ city: z.string() }),
+  execute: async ({ city }) => ({ city, sky: 'sunny' }),
+});
+const email = createTool({
+  name: 'email',
+  description: 'Sends an email.',
+  parameters: z.object({ to: z.string() }),
+  needsApproval: true,
+  execute: async ({ to }) => ({ sent: to }),
+});
+
+function forecaster(name = 'forecaster', answer = ANSWER, pacing = paced): Agent {
+  const run = [
+    { text: 'Let me check. ', toolCalls: [{ toolName: 'weather', input: { city: 'Oslo' } }], stream: pacing },
+    { text: answer, stream: pacing },
+  ];
+  // Two runs' worth: each test starts two.
+  const model = new ScriptedLanguageModel([...run, ...run]);
+  return new Agent({ name, instructions: '', model, tools: [weather] });
+}
+
+function client(url = redis.url): AgentClient {
+  return new AgentClient({ client: env.client, liveStream: { url, key: KEY } });
+}
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+const textOfStep = (parts: FullStreamPart[], step: number): string =>
+  parts.flatMap((p) => (p.type === 'text-delta' && p.step === step ? [p.text] : [])).join('');
+
+/** The history's event types, with local activities' and activities' types named (what the run did, in order). */
+function shape(history: History): string[] {
+  return (history.events ?? []).map((event) => {
+    const type = String(event.eventType);
+    const activity = event.activityTaskScheduledEventAttributes?.activityType?.name;
+    return activity ? `${type}:${activity}` : type;
+  });
+}
+
+function signalsAndUpdates(history: History): number {
+  return (history.events ?? []).filter(
+    (event) => event.workflowExecutionSignaledEventAttributes || event.workflowExecutionUpdateAcceptedEventAttributes,
+  ).length;
+}
+
+describe('a run stream on Redis', () => {
+  it('streams a watched step with no signal or update, and its history is an unwatched run’s, event for event', async () => {
+    const agent = forecaster();
+    await withAgentWorker(
+      env,
+      [agent],
+      async ({ taskQueue }) => {
+        const reader = client();
+        const watchedRun = await reader.start('forecaster', 'Weather in Oslo?', {
+          taskQueue,
+          streaming: { watched: true },
+        });
+        const [parts, full] = await Promise.all([collect(watchedRun.stream()), collect(watchedRun.fullStream)]);
+        const result = await watchedRun.result();
+        expect(result.text).toBe(ANSWER);
+        // The answer as it was written, in several pieces, assembled to exactly the recorded text.
+        expect(parts.filter((part) => part.type === 'deltas').length).toBeGreaterThan(5);
+        expect(textOfStep(full, 2)).toBe(ANSWER);
+        expect(full.at(-1)).toMatchObject({ type: 'finish', text: ANSWER });
+        // Offsets dense from 0, events in seq order.
+        expect(parts.map((part) => part.offset)).toEqual(parts.map((_, i) => i));
+        const seqs = parts.flatMap((part) => (part.type === 'event' ? [part.event.seq] : []));
+        expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+        // The items are in Redis, under the run's first execution.
+        const handle = env.client.workflow.getHandle(watchedRun.id);
+        const described = await handle.describe();
+        expect(described.memo?.[LIVE_MEMO_KEY]).toBe(described.runId);
+        const { stream } = liveStreamKeys('durable-agent:live', {
+          workflowId: watchedRun.id,
+          firstRunId: described.runId,
+        });
+        expect(await raw.xlen(stream)).toBe(parts.length);
+
+        const unwatchedRun = await client().start('forecaster', 'Weather in Oslo?', { taskQueue });
+        await unwatchedRun.result();
+        const watched = await handle.fetchHistory();
+        const unwatched = await env.client.workflow.getHandle(unwatchedRun.id).fetchHistory();
+        expect(signalsAndUpdates(watched)).toBe(0);
+        expect(shape(watched)).toEqual(shape(unwatched));
+        console.log(
+          `redis-run-stream: ${parts.length} stream items; history ${watched.events?.length} events watched, ` +
+            `${unwatched.events?.length} unwatched; local activity markers ${(watched.events ?? []).filter((e) => e.markerRecordedEventAttributes).length}`,
+        );
+      },
+      { liveStream: { url: redis.url, key: KEY } },
+    );
+  });
+
+  it('shows none of the entries anyone who reaches Redis forges or replays, and reads a finished run with no worker', async () => {
+    const model = new ScriptedLanguageModel([
+      {
+        text: 'Writing to the team. ',
+        toolCalls: [{ toolName: 'email', input: { to: 'team@example.com' } }],
+        stream: paced,
+      },
+      { text: 'The team knows.', stream: paced },
+    ]);
+    const agent = new Agent({ name: 'mailer', instructions: '', model, tools: [email] });
+    const reader = client();
+    const runId = await withAgentWorker(
+      env,
+      [agent],
+      async ({ taskQueue }) => {
+        const run = await reader.start('mailer', 'Tell the team', { taskQueue, streaming: { watched: true } });
+        const watching = collect(run.fullStream);
+        // While the run waits for the approval: inject text and an end, forge a code, replay genuine entries.
+        await expect.poll(async () => (await run.state()).pendingApprovals?.length ?? 0, { timeout: 20_000 }).toBe(1);
+        const firstRunId = (await env.client.workflow.getHandle(run.id).describe()).runId;
+        const ref = { workflowId: run.id, firstRunId };
+        const { stream, next } = liveStreamKeys('durable-agent:live', ref);
+        const offset = Number(await raw.get(next));
+        const injected = encodeStreamData(
+          defaultPayloadConverter.toPayload({
+            type: 'deltas',
+            step: 2,
+            attempt: 1,
+            parts: [{ id: 'x', kind: 'text', text: 'INJECTED' }],
+          }),
+        );
+        const wrongKey = entryMac(
+          new TextEncoder().encode('not-the-workers-key-0123456789'),
+          ref,
+          1,
+          offset,
+          'deltas',
+          injected,
+        );
+        await raw.xadd(stream, '*', 'o', String(offset), 't', 'deltas', 'd', injected, 'a', '1', 'm', wrongKey);
+        await raw.xadd(stream, '*', 'o', String(offset), 't', 'deltas', 'd', injected, 'a', '1');
+        const genuine = (await raw.xrange(stream, '-', '+')) as [string, string[]][];
+        for (const [, fields] of genuine.slice(0, 5)) await raw.xadd(stream, '*', ...fields);
+        await run.approve((await run.state()).pendingApprovals[0]!.toolCallId);
+        const parts = await watching;
+        expect(JSON.stringify(parts)).not.toContain('INJECTED');
+        expect(textOfStep(parts, 2)).toBe('The team knows.');
+        const shown = parts.filter((part) => part.type === 'text-delta').map((part) => (part as { text: string }).text);
+        // Each piece once: no replayed piece shown twice.
+        expect(shown.join('')).toBe('Writing to the team. The team knows.');
+        return run.id;
+      },
+      { liveStream: { url: redis.url, key: KEY } },
+    );
+    // No worker now: the finished run's stream is read from Redis, whole and from an offset.
+    const run = reader.getRun(runId);
+    const parts: RunStreamPart[] = await collect(run.stream());
+    expect(parts.at(-1)).toMatchObject({ type: 'event', event: { type: 'finished', text: 'The team knows.' } });
+    const from = parts[Math.floor(parts.length / 2)]!.offset;
+    expect(await collect(run.stream({ from }))).toEqual(parts.filter((part) => part.offset >= from));
+  });
+
+  it('finishes a run whose Redis stops mid-answer: the watcher is told, then gets the final text; Redis back, runs stream again', async () => {
+    const own = await startRedis();
+    try {
+      const slow = { chunkChars: 2, chunkDelayMs: 40 };
+      const agent = forecaster('outage', ANSWER, slow);
+      await withAgentWorker(
+        env,
+        [agent],
+        async ({ taskQueue }) => {
+          const reader = client(own.url);
+          const run = await reader.start('outage', 'Weather in Oslo?', { taskQueue, streaming: { watched: true } });
+          const parts: RunStreamPart[] = [];
+          let stopped: Promise<void> | undefined;
+          for await (const part of run.stream()) {
+            parts.push(part);
+            // Mid-answer of the second step: Redis goes away.
+            if (!stopped && part.type === 'deltas' && part.deltas.step === 2) stopped = own.stop();
+          }
+          await stopped;
+          const result = await run.result();
+          expect(result.text).toBe(ANSWER);
+          const unavailable = parts.findIndex((part) => part.type === 'live-unavailable');
+          expect(unavailable).toBeGreaterThan(0);
+          const after = parts.slice(unavailable + 1);
+          expect(
+            after.find((part) => part.type === 'event' && part.event.type === 'text' && part.event.step === 2),
+          ).toMatchObject({
+            event: { text: ANSWER },
+          });
+          expect(after.at(-1)).toMatchObject({ type: 'event', event: { type: 'finished', text: ANSWER } });
+          // Offsets still only grow.
+          const offsets = parts.map((part) => part.offset);
+          expect(offsets).toEqual([...offsets].sort((a, b) => a - b));
+
+          await own.start();
+          const again = await reader.start('outage', 'And tomorrow?', { taskQueue, streaming: { watched: true } });
+          const full = await collect(again.fullStream);
+          expect(textOfStep(full, 2)).toBe(ANSWER);
+          const live = await collect(again.stream());
+          expect(live.some((part) => part.type === 'deltas')).toBe(true);
+          expect(live.some((part) => part.type === 'live-unavailable')).toBe(false);
+        },
+        { liveStream: { url: own.url, key: KEY } },
+      );
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('needs the stream key with a Redis URL, and refuses a URL of another scheme', () => {
+    expect(() => new AgentClient({ client: env.client, env: { DURABLE_AGENT_REDIS_URL: redis.url } })).toThrow(
+      /DURABLE_AGENT_STREAM_KEY/,
+    );
+    expect(() => new AgentClient({ client: env.client, liveStream: { url: 'http://x', key: KEY } })).toThrow(
+      /redis:\/\/ or rediss:\/\//,
+    );
+  });
+});
