@@ -249,6 +249,128 @@ describe('a run stream on Redis', () => {
     }
   });
 
+  it('a provider failing mid-answer: the retry resets the step on Redis, and the assembled text is the final message', async () => {
+    const model = new ScriptedLanguageModel([
+      { text: ANSWER, stream: { chunkChars: 5, chunkDelayMs: 30, failAfterChunks: 8 } },
+      { text: ANSWER, stream: { chunkChars: 5, chunkDelayMs: 30 } },
+    ]);
+    const agent = new Agent({
+      name: 'flaky',
+      instructions: '',
+      model,
+      activity: { generate: { retry: { initialInterval: '200ms' } } },
+    });
+    await withAgentWorker(
+      env,
+      [agent],
+      async ({ taskQueue }) => {
+        const run = await client().start('flaky', 'write', { taskQueue, streaming: { watched: true } });
+        const [parts, full] = await Promise.all([collect(run.stream()), collect(run.fullStream)]);
+        expect((await run.result()).text).toBe(ANSWER);
+        expect(model.callCount).toBe(2);
+        const deltas = parts.flatMap((part) => (part.type === 'deltas' ? [part.deltas] : []));
+        const reset = deltas.findIndex((d) => d.type === 'reset-step');
+        expect(reset).toBeGreaterThan(0);
+        expect(deltas[reset]).toEqual({ type: 'reset-step', step: 1, attempt: 2 });
+        expect(deltas.slice(0, reset).every((d) => d.attempt === 1)).toBe(true);
+        expect(deltas.slice(reset).every((d) => d.attempt === 2)).toBe(true);
+        // A watcher applies the reset (drops what it showed of the step): what follows is exactly the answer.
+        const lastReset = full.findLastIndex((p) => p.type === 'reset-step' && p.step === 1);
+        expect(lastReset).toBeGreaterThan(0);
+        expect(textOfStep(full.slice(lastReset), 1)).toBe(ANSWER);
+      },
+      { liveStream: { url: redis.url, key: KEY } },
+    );
+  });
+
+  it('resumes from an offset across continue-as-new: nothing missed, nothing repeated, one stream for the run', async () => {
+    const note = createTool({
+      name: 'note',
+      description: 'Takes a note.',
+      parameters: z.object({ n: z.number() }),
+      execute: async ({ n }) => `noted ${n}`,
+    });
+    const steps = 8;
+    const model = new ScriptedLanguageModel([
+      ...Array.from({ length: steps - 1 }, (_, i) => ({
+        text: `note ${i + 1}. `,
+        toolCalls: [{ toolName: 'note', input: { n: i + 1 } }],
+        stream: paced,
+      })),
+      { text: 'all noted', stream: paced },
+    ]);
+    const agent = new Agent({ name: 'scribe', instructions: '', model, tools: [note], maxSteps: 20 });
+    await withAgentWorker(
+      env,
+      [agent],
+      async ({ taskQueue }) => {
+        const reader = client();
+        const run = await reader.start('scribe', 'take notes', { taskQueue, historyEventBudget: 40 });
+        const firstRunId = (await run.handle.describe()).runId;
+        const first: RunStreamPart[] = [];
+        for await (const part of run.stream()) {
+          first.push(part);
+          if (first.length === 12) break;
+        }
+        await run.result();
+        const rest = await collect(run.stream({ from: first.at(-1)!.offset + 1 }));
+        const all = [...first, ...rest];
+        expect(all.some((p) => p.type === 'truncated' || p.type === 'live-unavailable')).toBe(false);
+        expect(all.map((p) => p.offset)).toEqual(all.map((_, i) => i));
+        const events = all.flatMap((p) => (p.type === 'event' ? [p.event] : []));
+        expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+        expect(events.filter((e) => e.type === 'continued-as-new').length).toBeGreaterThanOrEqual(1);
+        expect(events.at(-1)).toMatchObject({ type: 'finished', text: 'all noted' });
+        // Every step's pieces came live, across executions, on the stream of the run's first execution.
+        const steps = new Set(all.flatMap((p) => (p.type === 'deltas' ? [p.deltas.step] : [])));
+        expect(steps.size).toBe(8);
+        const described = await run.handle.describe();
+        expect(described.runId).not.toBe(firstRunId);
+        expect(described.memo?.[LIVE_MEMO_KEY]).toBe(firstRunId);
+        const read = await collect(reader.getRun(run.id).stream());
+        expect(read).toEqual(all);
+      },
+      { liveStream: { url: redis.url, key: KEY } },
+    );
+  });
+
+  it('costs a watched step what an unwatched one costs, where Workflow Streams costs a signal and an update a batch', async () => {
+    // The same run watched on each transport: history events, signals and updates (printed for docs/performance.md).
+    const measure = async (liveStream: 'workflow' | { url: string; key: string }) =>
+      withAgentWorker(
+        env,
+        [forecaster('measured')],
+        async ({ taskQueue }) => {
+          const reader = new AgentClient({ client: env.client, liveStream });
+          const watched = await reader.start('measured', 'Weather in Oslo?', {
+            taskQueue,
+            streaming: { watched: true },
+          });
+          const parts = await collect(watched.stream());
+          await watched.result();
+          const unwatched = await reader.start('measured', 'Weather in Oslo?', { taskQueue });
+          await unwatched.result();
+          const [w, u] = await Promise.all([watched.handle.fetchHistory(), unwatched.handle.fetchHistory()]);
+          const deltas = parts.filter((p) => p.type === 'deltas').length;
+          return {
+            watched: w.events!.length,
+            unwatched: u.events!.length,
+            signalsAndUpdates: signalsAndUpdates(w),
+            deltas,
+          };
+        },
+        { liveStream },
+      );
+    const onRedis = await measure({ url: redis.url, key: KEY });
+    const onWorkflow = await measure('workflow');
+    console.log('redis-run-stream cost', JSON.stringify({ onRedis, onWorkflow }));
+    expect(onRedis.signalsAndUpdates).toBe(0);
+    expect(onRedis.watched).toBe(onRedis.unwatched);
+    expect(onRedis.deltas).toBeGreaterThan(5);
+    expect(onWorkflow.signalsAndUpdates).toBeGreaterThan(0);
+    expect(onRedis.watched).toBeLessThan(onWorkflow.watched);
+  });
+
   it('needs the stream key with a Redis URL, and refuses a URL of another scheme', () => {
     expect(() => new AgentClient({ client: env.client, env: { DURABLE_AGENT_REDIS_URL: redis.url } })).toThrow(
       /DURABLE_AGENT_STREAM_KEY/,
