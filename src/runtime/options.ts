@@ -40,7 +40,7 @@ export interface AgentRuntimeOptions {
   /**
    * Where runs' live items (model deltas, tool progress, run events) travel: `'workflow'`, the run's own Workflow
    * Streams log (the default when `DURABLE_AGENT_REDIS_URL` is not set), or Redis Streams (`{ url, key }`, or a
-   * transport), where watchers cost the run nothing (docs/durable-runs.md, "Live streams on Redis"). Default: Redis
+   * transport), where watchers cost the run nothing (docs/durable-runs.md, "The stream on Redis"). Default: Redis
    * when `DURABLE_AGENT_REDIS_URL` is set (with `DURABLE_AGENT_STREAM_KEY`), else `'workflow'`.
    */
   liveStream?: LiveStreamOption;
