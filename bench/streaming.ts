@@ -1,6 +1,8 @@
 // `npm run bench:streaming`: what live model deltas deliver and cost, on one dev server this script starts, with
 // durable-agent and Temporal's @temporalio/ai-sdk side by side, each worker in a child process of its own
 // (bench/streaming/worker.ts, bench/temporal-ai-sdk/worker.mjs). This process only starts runs and watches them.
+// durable-agent runs twice, on each live transport: its runs' own Workflow Streams log, and Redis (a redis-server
+// this script starts; a second worker process with DURABLE_AGENT_REDIS_URL), in sections 1 and 3.
 // Sections (bench/README.md says what each row measures):
 //   1. durable-agent against @temporalio/ai-sdk's streaming: delivery latency, history and worker CPU per step.
 //   2. The batch interval: later-token latency and cost per streamed step at 50, 100, 250 and 500 ms.
@@ -18,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { DEFAULT_DELTA_INTERVAL_MS } from '../src/protocol/run-stream.js';
 import { startDevServer } from '../src/worker/dev-server.js';
+import { startRedis, type TestRedis } from '../test/support/redis.js';
 import { startChildWorker, type ChildWorker } from './child-worker.js';
 import { machineInfo, temporalCliVersion, writeJson } from './report.js';
 import { round } from './stats.js';
@@ -129,17 +132,42 @@ async function main(): Promise<void> {
   const server = await startDevServer();
   const workers: ChildWorker[] = [];
   const connections: Connection[] = [];
+  // durable-agent on Redis too (issue 32): a redis-server of the bench's own (scripts/install-redis.mjs installs it).
+  let redis: TestRedis | undefined;
   try {
     const specs = writers();
     const env = { TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: server.namespace };
-    const queues = { ours: `bench-stream-da-${randomUUID()}`, theirs: `bench-stream-tai-${randomUUID()}` };
-    log('Starting the durable-agent and @temporalio/ai-sdk workers (bundling workflows)...');
-    const [ours, theirs] = await Promise.allSettled([
+    const queues = {
+      ours: `bench-stream-da-${randomUUID()}`,
+      oursRedis: `bench-stream-da-redis-${randomUUID()}`,
+      theirs: `bench-stream-tai-${randomUUID()}`,
+    };
+    log('Starting redis-server...');
+    redis = await startRedis();
+    const live = { url: redis.url, key: randomUUID() };
+    log(
+      'Starting the durable-agent (Workflow Streams and Redis) and @temporalio/ai-sdk workers (bundling workflows)...',
+    );
+    const writersEnv = { BENCH_WRITERS: JSON.stringify(Object.values(specs)) };
+    const [ours, oursRedis, theirs] = await Promise.allSettled([
       startChildWorker({
         name: 'durable-agent',
         args: ['--import', 'tsx', `${BENCH_DIR}streaming/worker.ts`],
         cwd: ROOT_DIR,
-        env: { ...env, TASK_QUEUE: queues.ours, BENCH_WRITERS: JSON.stringify(Object.values(specs)) },
+        // Empty: this worker streams through its runs' own Workflow Streams log whatever the shell says.
+        env: { ...env, ...writersEnv, TASK_QUEUE: queues.ours, DURABLE_AGENT_REDIS_URL: '' },
+      }),
+      startChildWorker({
+        name: 'durable-agent, Redis',
+        args: ['--import', 'tsx', `${BENCH_DIR}streaming/worker.ts`],
+        cwd: ROOT_DIR,
+        env: {
+          ...env,
+          ...writersEnv,
+          TASK_QUEUE: queues.oursRedis,
+          DURABLE_AGENT_REDIS_URL: live.url,
+          DURABLE_AGENT_STREAM_KEY: live.key,
+        },
       }),
       theirsUnavailable
         ? Promise.reject(new Error(theirsUnavailable))
@@ -150,8 +178,9 @@ async function main(): Promise<void> {
             env: { ...env, TASK_QUEUE: queues.theirs },
           }),
     ]);
-    for (const started of [ours, theirs]) if (started.status === 'fulfilled') workers.push(started.value);
+    for (const started of [ours, oursRedis, theirs]) if (started.status === 'fulfilled') workers.push(started.value);
     if (ours.status === 'rejected') throw ours.reason;
+    if (oursRedis.status === 'rejected') throw oursRedis.reason;
     if (theirs.status === 'rejected') {
       theirsUnavailable = theirs.reason instanceof Error ? theirs.reason.message : String(theirs.reason);
       log(`@temporalio/ai-sdk cannot run here: ${theirsUnavailable}`);
@@ -161,6 +190,7 @@ async function main(): Promise<void> {
     const clients = connections.map((connection) => new Client({ connection, namespace: server.namespace }));
     const history = clients[0]!;
     const durableAgent = durableAgentRuntime(clients, queues.ours, ours.value);
+    const durableAgentRedis = durableAgentRuntime(clients, queues.oursRedis, oursRedis.value, live);
     const temporalAiSdk: StreamingRuntime[] =
       theirs.status === 'fulfilled'
         ? [
@@ -195,7 +225,7 @@ async function main(): Promise<void> {
 
     if (begins('headToHead')) {
       report.headToHead = await measureHeadToHead(
-        [durableAgent, ...temporalAiSdk],
+        [durableAgent, durableAgentRedis, ...temporalAiSdk],
         history,
         { reps: CONFIG.headToHead.reps, writer: specs.delivery },
         log,
@@ -208,7 +238,7 @@ async function main(): Promise<void> {
     }
     if (begins('watchers')) {
       // The stream client's default pause between polls: @temporalio/ai-sdk as its users get it.
-      const runtimes = [durableAgent, ...temporalAiSdk.slice(0, 1)];
+      const runtimes = [durableAgent, durableAgentRedis, ...temporalAiSdk.slice(0, 1)];
       report.watchers = await measureWatchers(runtimes, history, { ...CONFIG.watchers, writer: specs.delivery }, log);
     }
     if (begins('cost')) {
@@ -229,6 +259,7 @@ async function main(): Promise<void> {
   } finally {
     await Promise.all(workers.map((worker) => worker.stop()));
     await Promise.all(connections.map((connection) => connection.close()));
+    await redis?.close();
     await server.stop();
   }
 }

@@ -26,7 +26,7 @@ export interface StartedRun {
 
 /** A runtime whose runs stream a writer's text. */
 export interface StreamingRuntime {
-  readonly key: 'durableAgent' | 'temporalAiSdk' | 'temporalAiSdkNoCooldown';
+  readonly key: 'durableAgent' | 'durableAgentRedis' | 'temporalAiSdk' | 'temporalAiSdkNoCooldown';
   readonly label: string;
   /** The worker process whose CPU time the bench reads. */
   readonly worker: ChildWorker;
@@ -53,11 +53,20 @@ function check(runtime: string, writer: WriterSpec, text: string): void {
 }
 
 /** durable-agent: `AgentClient.start`, watchers on `run.stream()`. `clients[0]` starts runs and shared watchers. */
-export function durableAgentRuntime(clients: Client[], taskQueue: string, worker: ChildWorker): StreamingRuntime {
-  const agents = clients.map((client) => new AgentClient({ client, taskQueue }));
-  const label = 'durable-agent';
+export function durableAgentRuntime(
+  clients: Client[],
+  taskQueue: string,
+  worker: ChildWorker,
+  /** The live stream on Redis its worker publishes to (its watchers read it there); absent: Workflow Streams. */
+  redis?: { url: string; key: string },
+): StreamingRuntime {
+  // Each watcher's client has a Redis transport of its own, as a watcher in another process would.
+  const agents = clients.map(
+    (client) => new AgentClient({ client, taskQueue, liveStream: redis ? { ...redis } : 'workflow' }),
+  );
+  const label = redis ? 'durable-agent, Redis' : 'durable-agent';
   return {
-    key: 'durableAgent',
+    key: redis ? 'durableAgentRedis' : 'durableAgent',
     label,
     worker,
     modes: ['shared', 'separate'],

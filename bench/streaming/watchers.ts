@@ -71,7 +71,7 @@ export async function measureWatchers(
           ...delivery,
           updatesPerRun: cost.updates,
           cpuMsPerRun: cost.cpuMs,
-          ...(runtime.key === 'durableAgent'
+          ...(runtime.key === 'durableAgent' || runtime.key === 'durableAgentRedis'
             ? {
                 meetsTargets: {
                   first: delivery.firstP50 <= FIRST_TOKEN_TARGET_MS,
