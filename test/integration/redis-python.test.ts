@@ -1,23 +1,32 @@
 // A Python reader of a run's Redis stream (redis-py, test/support/python/redis_assemble_text.py) against a real
 // redis-server: it reads what the TypeScript RedisLiveStream published, checks every entry's HMAC with the stream key
 // and drops what the TypeScript reader drops (forged entries, replays), reports a trim gap as it does, and assembles
-// the same text by the rules of docs/durable-runs.md, which equals the step's recorded text.
+// the same text by the rules of docs/durable-runs.md, which equals the step's recorded text; and on a real run whose
+// model call fails mid-answer and is retried, the Python text is the TypeScript watcher's and the run's answer.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultPayloadConverter } from '@temporalio/common';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { Agent } from '../../src/agent/agent.js';
+import { AgentClient } from '../../src/client/agent-client.js';
 import { toFullStream, type FullStreamPart } from '../../src/client/full-stream.js';
 import { partsOfItems } from '../../src/client/stream-items.js';
 import { entryMac } from '../../src/live/entry-mac.js';
 import { liveRunItems, type LiveRawItem } from '../../src/live/live-run-items.js';
 import type { LiveEntry, LiveRunRef } from '../../src/live/live-stream.js';
 import { RedisLiveStream, liveStreamKeys } from '../../src/live/redis-live-stream.js';
-import { encodeStreamData } from '../../src/protocol/index.js';
+import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
+import { LIVE_MEMO_KEY, encodeStreamData } from '../../src/protocol/index.js';
+import { createTool } from '../../src/tool/tool.js';
+import { withAgentWorker } from '../support/agent-harness.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
+import { createTestEnv } from '../support/temporal.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const reader = fileURLToPath(new URL('../support/python/redis_assemble_text.py', import.meta.url));
@@ -34,16 +43,18 @@ const PREFIX = 'durable-agent:live';
 
 let server: TestRedis;
 let raw: Redis;
+let env: TestWorkflowEnvironment;
 const transports: RedisLiveStream[] = [];
 
 beforeAll(async () => {
-  server = await startRedis();
+  [server, env] = await Promise.all([startRedis(), createTestEnv()]);
   raw = new Redis(server.url);
 });
 afterAll(async () => {
   for (const transport of transports) await transport.close();
   raw?.disconnect();
   await server?.close();
+  await env?.teardown();
 });
 
 function transport(options: { maxLen?: number } = {}): RedisLiveStream {
@@ -75,7 +86,12 @@ interface PythonRead {
   next: number;
   end: 'terminal' | 'idle' | 'unavailable';
   error?: string;
-  assembled: { steps: Record<string, string>; final: Record<string, string>; shown: Record<string, string> };
+  assembled: {
+    steps: Record<string, string>;
+    final: Record<string, string>;
+    shown: Record<string, string>;
+    resets: number;
+  };
 }
 
 /** Runs the Python reader on a run's stream; the key goes through the environment. */
@@ -301,4 +317,86 @@ describe.skipIf(missing)(`a Python reader of a run's Redis stream${missing ? ` (
     expect(read.end).toBe('unavailable');
     expect(read.error).toMatch(/connect/i);
   });
+
+  it('assembles a real run streamed through Redis as the TypeScript watcher does: its answer, a retried call included', async () => {
+    const ANSWER = Array.from({ length: 24 }, (_, i) => `word${i + 1}`).join(' ');
+    const weather = createTool({
+      name: 'weather',
+      description: 'The weather in a city.',
+      parameters: z.object({ city: z.string() }),
+      execute: async ({ city }) => ({ city, sky: 'sunny' }),
+    });
+    const paced = { chunkChars: 4, chunkDelayMs: 25 };
+    const model = new ScriptedLanguageModel([
+      { text: 'Let me check. ', toolCalls: [{ toolName: 'weather', input: { city: 'Oslo' } }], stream: paced },
+      // The answer's model call fails after ten pieces and is retried: attempt 2 resets the step.
+      { text: ANSWER, stream: { ...paced, failAfterChunks: 10 } },
+      { text: ANSWER, stream: paced },
+    ]);
+    const agent = new Agent({
+      name: 'forecaster',
+      instructions: '',
+      model,
+      tools: [weather],
+      activity: { generate: { retry: { initialInterval: '200ms' } } },
+    });
+    const liveStream = { url: server.url, key: KEY };
+    await withAgentWorker(
+      env,
+      [agent],
+      async ({ taskQueue }) => {
+        const client = new AgentClient({ client: env.client, liveStream });
+        const run = await client.start('forecaster', 'Weather in Oslo?', { taskQueue, streaming: { watched: true } });
+        const handle = env.client.workflow.getHandle(run.id);
+        // The run says where its live stream is once its worker described its agent.
+        let firstRunId = '';
+        await expect
+          .poll(
+            async () => {
+              const memo = (await handle.describe()).memo?.[LIVE_MEMO_KEY];
+              return (firstRunId = typeof memo === 'string' ? memo : '');
+            },
+            { timeout: 20_000 },
+          )
+          .not.toBe('');
+        const ref = { workflowId: run.id, firstRunId };
+        // Both watch while the answer is written: Python from Redis, TypeScript through the client.
+        const [fromPython, full, result] = await Promise.all([
+          readFromPython(ref, { idleMs: 30_000 }),
+          (async () => {
+            const parts: FullStreamPart[] = [];
+            for await (const part of run.fullStream) parts.push(part);
+            return parts;
+          })(),
+          run.result(),
+        ]);
+        expect(result.text).toBe(ANSWER);
+        expect(model.callCount).toBe(3);
+        expect(fromPython.end).toBe('terminal');
+        expect(fromPython.gaps).toEqual([]);
+        expect(fromPython.rejected).toBe(0);
+        // Every item once, offsets dense from 0, and the same items the TypeScript reader reads from Redis.
+        expect(fromPython.items.length).toBeGreaterThan(10);
+        const afterwards = await readFromTypeScript(transport(), ref);
+        expect(fromPython.items).toEqual(afterwards.items);
+        // The retry's reset came through, and the answer is every word once: from the deltas, and as shown.
+        expect(fromPython.assembled.resets).toBeGreaterThanOrEqual(1);
+        expect(fromPython.assembled.steps['2']).toBe(ANSWER);
+        expect(fromPython.assembled.shown['2']).toBe(ANSWER);
+        expect(fromPython.assembled.shown['1']).toBe('Let me check. ');
+        expect(shownText(full, 2)).toBe(ANSWER);
+        expect(shownText(full, 1)).toBe('Let me check. ');
+        expect(full.some((part) => part.type === 'reset-step' && part.step === 2)).toBe(true);
+        expect(full.at(-1)).toMatchObject({ type: 'finish', text: ANSWER });
+        const finished = fromPython.items.at(-1)!.data as { type: string; text: string };
+        expect(finished).toMatchObject({ type: 'finished', text: ANSWER });
+        console.log(
+          `redis-python: a real run, ${fromPython.items.length} items read in Python ` +
+            `(${fromPython.items.filter((item) => item.topic === 'deltas').length} deltas, ` +
+            `${fromPython.assembled.resets} reset), the same text as TypeScript's`,
+        );
+      },
+      { liveStream },
+    );
+  }, 90_000);
 });
