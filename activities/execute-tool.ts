@@ -68,12 +68,14 @@ async function runCheckedCall(
   const { input } = checked;
   const { cancellationSignal } = Context.current();
   const cancellation = linkedToCancellation(cancellationSignal);
-  const live = liveRunPublisher(deps, input.live, input.run.workflowId, Context.current().info.attempt);
+  // Protocol 4: progress goes on the run's stream (or its live stream on Redis); earlier ones, by the v0.3.0 signal.
+  const streamed = input.protocol === 4 ? input : undefined;
+  const live = liveRunPublisher(deps, streamed?.live, input.run.workflowId, Context.current().info.attempt);
   const progress = new ProgressReporter(
     input.run,
     input.toolCallId,
     deps.progressIntervalMs,
-    input.progressToken,
+    streamed?.progressToken,
     live,
   );
   const mcpCall = mcpCallHooks(deps, checked.agent, input, checked.tool, cancellation.controller, progress);

@@ -384,9 +384,7 @@ function startToolCall(ctx: CallContext, call: ValidCall, args: JsonValue): Star
   const { executeTool, local } = toolProxy(ctx.state, ctx.description, call);
   const mcp = state.listingRefs();
   state.toolStarted(step, call);
-  // Runs with a stream: the call's activity publishes its progress with this token (see RunStream).
-  const progressToken = state.stream?.openCall(toolCallId);
-  const input: ExecuteToolInput = {
+  const base = {
     agentName: ctx.description.agentName,
     run,
     step,
@@ -400,10 +398,12 @@ function startToolCall(ctx: CallContext, call: ValidCall, args: JsonValue): Star
     mark: ctx.mark,
     ...(mcp.length > 0 ? { mcp } : {}),
     ...(call.via ? { via: call.via } : {}),
-    ...(progressToken ? { progressToken } : {}),
-    ...(state.live ? { live: state.live.runId } : {}),
   };
-  return { executeTool, local, input };
+  if (state.protocol < 4) return { executeTool, local, input: base };
+  // The call's activity publishes its progress on the run's stream with this token (see RunStream).
+  const progressToken = state.stream!.openCall(toolCallId);
+  const live = state.live ? { live: state.live.runId } : {};
+  return { executeTool, local, input: { ...base, protocol: 4, progressToken, ...live } };
 }
 
 /**

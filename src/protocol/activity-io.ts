@@ -216,8 +216,14 @@ export interface GenerateResult {
   staleMcpServers?: string[];
 }
 
-/** Input of `executeTool`. */
-export interface ExecuteToolInput {
+/**
+ * Input of `executeTool`, by the protocol of the run that wrote it (built in one place: `startToolCall` in
+ * `workflows/tool-calls.ts`).
+ */
+export type ExecuteToolInput = ExecuteToolInputV4 | LegacyExecuteToolInput;
+
+/** What every `executeTool` input carries. */
+interface ExecuteToolInputBase {
   agentName: string;
   run: RunRef;
   step: number;
@@ -228,9 +234,9 @@ export interface ExecuteToolInput {
   args: JsonValue;
   /** Stable across retries, unique per tool call and run. */
   idempotencyKey: string;
-  /** See {@link GenerateInput.mark}. */
+  /** See `GenerateInput`'s `mark`. */
   mark?: TranscriptMark;
-  /** See {@link GenerateInput.mcp}. */
+  /** See `GenerateInput`'s `mcp`. */
   mcp?: McpListingRef[];
   /**
    * `'callTool'` when this call is a routed run's `callTool` target, as `generate` checked it against the run's
@@ -239,14 +245,26 @@ export interface ExecuteToolInput {
    * direct call, and in inputs of workflows before 0.4.0 (their targets are looked up through the routing).
    */
   via?: 'callTool';
+}
+
+/** Written by runs on protocol 4 (since 0.4.0), which have a stream. */
+export interface ExecuteToolInputV4 extends ExecuteToolInputBase {
+  protocol: 4;
   /**
-   * Set for calls of a run with a stream (since 0.4.0): the capability the activity publishes its progress with, on
-   * the stream's `progress` topic. The workflow drops a progress publish that does not carry the token of a running
-   * call. Absent: progress goes by the v0.3.0 progress signal.
+   * The capability the activity publishes its progress with, on the stream's `progress` topic. The workflow drops a
+   * progress publish that does not carry the token of a running call.
    */
-  progressToken?: string;
+  progressToken: string;
   /** The run's live stream is on Redis: its id (the run's first execution). Progress is published there. */
   live?: string;
+}
+
+/**
+ * Written by v0.1.0–v0.3.0 workflows, and by this code for runs on their protocols (`workflows/legacy/`): no stream,
+ * so progress goes by the v0.3.0 progress signal.
+ */
+export interface LegacyExecuteToolInput extends ExecuteToolInputBase {
+  protocol?: undefined;
 }
 
 /**
