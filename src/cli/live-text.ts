@@ -3,7 +3,7 @@
 // step over. Pure: it returns the text to
 // write, and the caller writes it. Model text is untrusted: every piece is made terminal-safe before it is written
 // (a piece is never joined with the next before that, so an escape sequence split across pieces stays inert too).
-import { FullStreamAssembler, type FullStreamPart } from '../client/full-stream.js';
+import { FullStreamAssembler, ShownText, type FullStreamPart } from '../client/full-stream.js';
 import type { RunStreamPart } from '../client/run-stream.js';
 import type { RunEvent } from '../protocol/index.js';
 import type { EventFormatter } from './format.js';
@@ -42,17 +42,10 @@ export class RunPrinter {
   private readonly prefix: string;
   /** A live line is open (its text written, no newline yet). */
   private open = false;
-  /** Steps whose text was written live, at least in part. */
+  /** Steps whose text is on the screen, written live (at least in part). */
   private readonly live = new Set<number>();
-  /** What the terminal shows of each live step's text. */
-  private readonly shown = new Map<number, string>();
-  /**
-   * Steps whose model call was retried after part of its text was shown: what the new attempt wrote so far, held
-   * back while it repeats what is shown. A retry that writes the same words (a deterministic model, a provider that
-   * replays) goes on from where the screen is, with no marker and no word twice; one that writes other words gets
-   * the marker line and its own text.
-   */
-  private readonly retrying = new Map<number, { attempt: number; text: string }>();
+  /** What the screen shows of each step's text, across retries (the assembler's parts as a screen shows them). */
+  private readonly shown = new ShownText();
   /** The `seq` of the last event read (shown or not): a live line's text becomes the next one. */
   private lastSeq = 0;
   /** The event number each live step's line was given. */
@@ -78,7 +71,7 @@ export class RunPrinter {
           `${this.prefix}${this.style.yellow(`(items ${part.missedFrom}–${part.offset - 1} of the run's stream were dropped before this watch read them)`)}\n`,
       };
     }
-    return { text: parts.map((full) => this.written(full)).join('') };
+    return { text: this.written(parts) };
   }
 
   /** Ends an open live line (before anything else is written, a prompt or a note). */
@@ -89,42 +82,29 @@ export class RunPrinter {
   }
 
   private event(event: RunEvent, parts: FullStreamPart[]): string {
-    const retry = event.type === 'text' ? this.retrying.get(event.step) : undefined;
-    if (event.type === 'text' && retry) {
-      // The step ended while its retry was still repeating the screen: show the recorded text once more if it is
-      // not what the screen already says.
-      this.retrying.delete(event.step);
-      const recorded = retry.text + parts.map((full) => (full.type === 'text-delta' ? full.text : '')).join('');
-      if (recorded === this.shown.get(event.step)) return this.close() + this.renumbered(event);
-      this.live.delete(event.step);
-      return `${this.marker(`step ${event.step} as recorded:`)}${this.liveText(event.step, recorded)}${this.close()}`;
-    }
     if (event.type === 'text' && this.live.has(event.step)) {
       // The recorded text completes the live line (or replaces it after a marker, when they differ).
-      return parts.map((full) => this.written(full)).join('') + this.close() + this.renumbered(event);
+      return this.written(parts) + this.close() + this.renumbered(event);
     }
     return `${this.close()}${this.prefix}${this.options.format(event)}\n`;
   }
 
-  /** What a full-stream part writes on a live line. */
-  private written(part: FullStreamPart): string {
-    if (part.type === 'reset-step' && part.reason === 'retry' && this.live.has(part.step)) {
-      this.retrying.set(part.step, { attempt: part.attempt, text: '' });
-      return '';
+  /** What full-stream parts write on the live line. */
+  private written(parts: FullStreamPart[]): string {
+    let text = '';
+    for (const part of parts) {
+      const change = this.shown.push(part);
+      if (change?.type === 'void') {
+        this.live.delete(change.step);
+        const why =
+          change.reason === 'retry'
+            ? `the model call of step ${change.step} is retried (attempt ${change.attempt}): its text so far is void`
+            : `step ${change.step} as recorded:`;
+        text += this.marker(why);
+      }
+      if (change) text += this.liveText(change.step, change.text);
     }
-    if (part.type === 'text-delta' && this.retrying.has(part.step)) return this.caughtUp(part.step, part.text);
-    if (part.type === 'reset-step') {
-      if (!this.live.has(part.step)) return '';
-      this.retrying.delete(part.step);
-      const why =
-        part.reason === 'retry'
-          ? `the model call of step ${part.step} is retried (attempt ${part.attempt}): its text so far is void`
-          : `step ${part.step} as recorded:`;
-      this.live.delete(part.step);
-      return this.marker(why);
-    }
-    if (part.type !== 'text-delta') return '';
-    return this.liveText(part.step, part.text);
+    return text;
   }
 
   /** `piece` of a step's text on the live line (opening it first). */
@@ -143,7 +123,6 @@ export class RunPrinter {
       this.open = true;
     }
     this.live.add(step);
-    this.shown.set(step, (this.shown.get(step) ?? '') + piece);
     return text + terminalSafe(piece).replace(/\n/g, `\n${INDENT}`);
   }
 
@@ -163,23 +142,6 @@ export class RunPrinter {
 
   private marker(why: string): string {
     return `${this.close()}${this.prefix}${this.style.yellow(`↺ ${why}`)}\n`;
-  }
-
-  /** A retried step's new text: nothing while it repeats the screen, then only what is new, or the marker. */
-  private caughtUp(step: number, piece: string): string {
-    const retry = this.retrying.get(step)!;
-    retry.text += piece;
-    const shown = this.shown.get(step) ?? '';
-    if (shown.startsWith(retry.text)) return '';
-    this.retrying.delete(step);
-    if (retry.text.startsWith(shown)) {
-      return this.liveText(step, retry.text.slice(shown.length));
-    }
-    // Other words: the screen's text is void. Say so, then write the new attempt's text from its start.
-    this.live.delete(step);
-    this.shown.delete(step);
-    const why = `the model call of step ${step} is retried (attempt ${retry.attempt}): its text so far is void`;
-    return this.marker(why) + this.liveText(step, retry.text);
   }
 }
 

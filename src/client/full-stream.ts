@@ -432,30 +432,82 @@ export async function* toFullStream(
   }
 }
 
+/** What a reader that cannot take text back shows next of a step's text (see {@link ShownText}). */
+export type ShownChange =
+  | { type: 'text'; step: number; text: string }
+  /** What was shown of the step is void (attempt `attempt` wrote other words, or its record differs): `text` instead. */
+  | { type: 'void'; step: number; attempt: number; reason: 'retry' | 'recorded'; text: string };
+
 /**
- * Tracks the text a plain string stream has yielded, per step. A string cannot be taken back, so after a
- * `reset-step` the new attempt's text is not yielded again up to the length already yielded for that step: a retried
- * attempt that rewrites the same words (a deterministic model, a provider replaying) joins up with no duplicated
- * prefix, and the concatenation of everything yielded is the final text. A retry that writes different words than
- * were already yielded cannot be corrected in a string stream: use the full stream's `reset-step` parts.
+ * Each step's text as a reader that cannot take text back shows it (a string stream, a terminal). After a retry's
+ * `reset-step`, the new attempt's text is held back while it repeats what was shown: a retry that rewrites the same
+ * words (a deterministic model, a provider replaying) goes on from there with no duplicated prefix. One that writes
+ * other words, or a step whose record differs, is a `void` change: the reader says so as it can.
+ */
+export class ShownText {
+  private readonly shown = new Map<number, string>();
+  /** A retried step's new attempt: its text so far, held back while it repeats what was shown. */
+  private readonly retrying = new Map<number, { attempt: number; text: string }>();
+
+  /** What the step's reader shows now. */
+  of(step: number): string {
+    return this.shown.get(step) ?? '';
+  }
+
+  /** What `part` changes of the text shown (undefined: nothing). */
+  push(part: FullStreamPart): ShownChange | undefined {
+    if (part.type !== 'text-delta' && part.type !== 'text-end' && part.type !== 'reset-step') return undefined;
+    const { step } = part;
+    const shown = this.of(step);
+    const retry = this.retrying.get(step);
+    if (part.type === 'reset-step') {
+      if (shown === '') return undefined;
+      if (part.reason === 'retry') {
+        this.retrying.set(step, { attempt: part.attempt, text: '' });
+        return undefined;
+      }
+      this.retrying.delete(step);
+      this.shown.delete(step);
+      return { type: 'void', step, attempt: part.attempt, reason: 'recorded', text: '' };
+    }
+    if (!retry) {
+      if (part.type === 'text-end' || part.text === '') return undefined;
+      this.shown.set(step, shown + part.text);
+      return { type: 'text', step, text: part.text };
+    }
+    if (part.type === 'text-delta') retry.text += part.text;
+    // Held while it repeats what was shown, unless the step's text ends there (its record is shorter than the screen).
+    const ended = part.type === 'text-end';
+    if (shown.startsWith(retry.text) && (!ended || retry.text === shown)) {
+      if (ended) this.retrying.delete(step);
+      return undefined;
+    }
+    this.retrying.delete(step);
+    this.shown.set(step, retry.text);
+    if (retry.text.startsWith(shown)) return { type: 'text', step, text: retry.text.slice(shown.length) };
+    return { type: 'void', step, attempt: retry.attempt, reason: ended ? 'recorded' : 'retry', text: retry.text };
+  }
+}
+
+/**
+ * The text a plain string stream yields, per step (see {@link ShownText}). A string cannot be taken back: a retry that
+ * writes different words than were already yielded is yielded position by position (what goes beyond the length
+ * already yielded), so the concatenation is the final text only when the retry repeats the words. Use the full
+ * stream's `reset-step` parts to be exact.
  */
 export class TextStreamAssembler {
-  private readonly written = new Map<number, string>();
+  private readonly text = new ShownText();
   private readonly yielded = new Map<number, number>();
 
   /** The text `part` adds to the stream ('' for none). */
   push(part: FullStreamPart): string {
-    if (part.type === 'reset-step') {
-      this.written.set(part.step, '');
-      return '';
-    }
-    if (part.type !== 'text-delta') return '';
-    const written = (this.written.get(part.step) ?? '') + part.text;
-    this.written.set(part.step, written);
-    const yielded = this.yielded.get(part.step) ?? 0;
-    if (written.length <= yielded) return '';
-    this.yielded.set(part.step, written.length);
-    return written.slice(yielded);
+    const change = this.text.push(part);
+    if (!change) return '';
+    const now = this.text.of(change.step);
+    const yielded = this.yielded.get(change.step) ?? 0;
+    if (now.length <= yielded) return '';
+    this.yielded.set(change.step, now.length);
+    return now.slice(yielded);
   }
 }
 
