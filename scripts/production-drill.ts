@@ -6,8 +6,11 @@
 // 2. Debian's PostgreSQL: a throwaway cluster (user temporal/temporal, as the Compose file's postgres service).
 // 3. The schema set up with temporal-sql-tool, the server started on the image's config template and variables,
 //    the default namespace created: what temporalio/auto-setup does.
-// 4. The worker (`worker.ts`, as the Compose worker service runs it), then the drills: SIGKILL mid-tool, and
-//    SIGKILL while a run waits for approval.
+// 4. Debian's redis-server with the Compose redis service's command, and a fresh stream key.
+// 5. The worker (`worker.ts`, as the Compose worker service runs it, streaming through Redis), then the drills:
+//    SIGKILL mid-tool, and SIGKILL while a run waits for approval, watched through Redis; after each, the run's
+//    live stream read back from Redis with no worker: its text the run's answer, no signal, no update but the
+//    person's decisions.
 //
 // Options: --keep (keep the drill's data directory under .tools/drill/ for inspection; processes stop),
 // --verbose (show the server's and workers' output), --dev-server (the same drills against the embedded dev
@@ -17,11 +20,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { AgentClient } from '../src/client/agent-client.js';
+import { RedisLiveStream } from '../src/live/redis-live-stream.js';
 import { resolveTemporalBinary, startDevServer } from '../src/worker/dev-server.js';
 import { buildTemporalServer, composeServerVersion } from './drill/build-server.js';
 import { approvalDrill, crashDrill, type DrillResult } from './drill/drills.js';
+import { checkLiveStream } from './drill/live-check.js';
 import { startPostgres, type Postgres } from './drill/postgres.js';
 import type { Service } from './drill/processes.js';
+import { startRedis, type DrillRedis } from './drill/redis.js';
 import { startTemporalServer, type TemporalServer } from './drill/temporal-server.js';
 import { startWorker } from './drill/workers.js';
 
@@ -58,6 +64,7 @@ async function main(): Promise<number> {
   const stops: Array<() => Promise<void>> = [];
   const results: DrillResult[] = [];
   let postgres: Postgres | undefined;
+  let redis: DrillRedis | undefined;
   let server: Pick<TemporalServer, 'address' | 'namespace'> & Partial<Pick<TemporalServer, 'timings'>> = {
     address: '',
     namespace: 'default',
@@ -90,15 +97,25 @@ async function main(): Promise<number> {
       say(`Dev server at ${dev.address}, up in ${seconds(setupMs)}.`);
     }
 
+    redis = await startRedis(ROOT, dir, flags.verbose);
+    const redisService = redis.service;
+    stops.push(() => redisService.stop());
+    say(`Redis ${redis.version} at ${redis.url} (${redis.composeArgs.join(' ')}), a fresh stream key.`);
+
+    // The client's transport, made here to be closed here (before Redis stops, or it would try to reconnect).
+    const liveStream = new RedisLiveStream({ url: redis.url, key: redis.key });
+    stops.push(() => liveStream.close());
+
     const taskQueue = `drill-${Date.now()}`;
     const client = await AgentClient.connect({
       address: server.address,
       namespace: server.namespace,
       taskQueue,
       env: {},
+      liveStream,
     });
     stops.push(() => client.temporal.connection.close());
-    const target = { address: server.address, namespace: server.namespace, taskQueue };
+    const target = { address: server.address, namespace: server.namespace, taskQueue, redis };
     let workers = 0;
     const launched: Service[] = [];
     stops.push(async () => {
@@ -110,9 +127,15 @@ async function main(): Promise<number> {
       return worker;
     };
     let worker = await nextWorker();
-    for (const drill of [crashDrill, approvalDrill]) {
+    for (const [drill, decisions] of [
+      [crashDrill, 0],
+      [approvalDrill, 1],
+    ] as const) {
       const outcome = await drill(client, worker, nextWorker);
       worker = outcome.worker;
+      const live = await checkLiveStream(client, redis, outcome.result.runId, decisions);
+      outcome.result.ok &&= live.ok;
+      outcome.result.details.push(...live.details);
       results.push(outcome.result);
       const { ok, name, totalMs, workerReadyMs, recoveryMs } = outcome.result;
       say(
@@ -131,6 +154,7 @@ async function main(): Promise<number> {
     server: devServer ? 'dev server (temporal server start-dev)' : `temporal ${version} on postgresql`,
     temporalServer: devServer ? null : version,
     postgres: postgres?.version ?? null,
+    redis: redis?.version ?? null,
     buildMs: build?.builtInMs ?? null,
     setupMs,
     timings: server.timings ?? null,

@@ -4,6 +4,7 @@
 // - approval: SIGKILL the worker while the run waits for a person; a new worker still shows the pending approval,
 //   the approval is applied, and the approved tool runs exactly once.
 import type { AgentClient } from '../../src/client/agent-client.js';
+import type { RunStreamPart } from '../../src/client/run-stream.js';
 import type { RunEvent } from '../../src/protocol/index.js';
 import type { Service } from './processes.js';
 
@@ -11,6 +12,8 @@ import type { Service } from './processes.js';
 export interface DrillResult {
   name: string;
   ok: boolean;
+  /** The drill's run. */
+  runId: string;
   /** Wall time of the whole drill. */
   totalMs: number;
   /** From the SIGKILL until the new worker polls (its start-up: bundling the workflows, connecting). */
@@ -34,10 +37,9 @@ export async function crashDrill(
   });
   const before: number[] = [];
   let after = 0;
-  for await (const event of run.events()) {
-    after = event.seq;
-    const counted = countedOf(event);
-    if (counted !== undefined) before.push(counted);
+  for await (const part of run.stream()) {
+    after = part.offset + 1;
+    addCount(before, countedOf(part));
     if (before.length >= 5) break;
   }
   const killedAt = performance.now();
@@ -46,10 +48,9 @@ export async function crashDrill(
   const workerReadyMs = performance.now() - killedAt;
   const resumed: number[] = [];
   let recoveryMs = 0;
-  for await (const event of run.events({ after })) {
+  for await (const part of run.stream({ from: after })) {
     if (recoveryMs === 0) recoveryMs = performance.now() - killedAt;
-    const counted = countedOf(event);
-    if (counted !== undefined) resumed.push(counted);
+    addCount(resumed, countedOf(part));
   }
   const result = await run.result();
   // What the model saw: `{ type: 'json', value }`.
@@ -70,6 +71,7 @@ export async function crashDrill(
     result: {
       name: 'crash (SIGKILL mid-tool)',
       ok,
+      runId: run.id,
       totalMs: performance.now() - started,
       workerReadyMs,
       recoveryMs,
@@ -119,6 +121,7 @@ export async function approvalDrill(
     result: {
       name: 'approval (SIGKILL while waiting)',
       ok,
+      runId: run.id,
       totalMs: performance.now() - started,
       workerReadyMs,
       recoveryMs,
@@ -130,8 +133,22 @@ export async function approvalDrill(
   };
 }
 
-function countedOf(event: RunEvent): number | undefined {
-  if (event.type !== 'tool-progress') return undefined;
-  const value = event.value as { counted?: unknown } | null;
-  return typeof value?.counted === 'number' ? value.counted : undefined;
+/**
+ * The count a part of the run's stream reports: a `tool-progress` event, or a streaming tool's yield on the
+ * `progress` topic (the only one on Redis, where a yield does not reach the run).
+ */
+function countedOf(part: RunStreamPart): number | undefined {
+  const value =
+    part.type === 'progress'
+      ? part.progress.value
+      : part.type === 'event' && part.event.type === 'tool-progress'
+        ? part.event.value
+        : undefined;
+  const counted = (value as { counted?: unknown } | null | undefined)?.counted;
+  return typeof counted === 'number' ? counted : undefined;
+}
+
+/** Adds a count, once: a yield can come both as progress and as its event. */
+function addCount(counts: number[], counted: number | undefined): void {
+  if (counted !== undefined && counts.at(-1) !== counted) counts.push(counted);
 }

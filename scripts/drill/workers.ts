@@ -1,5 +1,6 @@
 // The Compose file's `worker` service without Docker: `worker.ts` (what `npm run worker` runs) in a child
-// process, configured by the same environment variables, ready once Temporal lists it as a poller.
+// process, configured by the same environment variables (Temporal's, and Redis' for live streams), ready once
+// Temporal lists it as a poller.
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -11,6 +12,8 @@ export interface WorkerTarget {
   address: string;
   namespace: string;
   taskQueue: string;
+  /** Runs' live streams: Redis and the stream key, as the Compose worker gets them. */
+  redis: { url: string; key: string };
 }
 
 /** Starts worker number `n` and resolves once it polls the task queue. */
@@ -28,6 +31,8 @@ export async function startWorker(
     TEMPORAL_ADDRESS: target.address,
     TEMPORAL_NAMESPACE: target.namespace,
     TEMPORAL_TASK_QUEUE: target.taskQueue,
+    DURABLE_AGENT_REDIS_URL: target.redis.url,
+    DURABLE_AGENT_STREAM_KEY: target.redis.key,
     HOME: '/nonexistent',
   });
   for (const key of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'AGENT_MODEL']) delete env[key];
