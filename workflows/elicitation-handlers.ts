@@ -14,13 +14,11 @@ import {
 } from '../src/protocol/index.js';
 import {
   elicitationAskUpdate,
-  elicitationQuery,
-  elicitationRequestSignal,
   elicitationResponseSignal,
   elicitationResponseUpdate,
 } from '../src/protocol/run-messages.js';
 import { announce, expire } from './elicitation-events.js';
-import { legacyExpireLater, recordSignalledRequest } from './legacy/elicitation.js';
+import { legacyExpireLater } from './legacy/elicitation.js';
 import { refusal, refuse } from './refusals.js';
 import type { AgentRunState } from './run-state.js';
 
@@ -35,15 +33,14 @@ const { authorizeDecision } = proxyLocalActivities<ReturnType<typeof createActiv
  * question (once per id), holds the update until it is answered or the hold passes, and replies with the answer or
  * `pending`. People answer by update (validated, echoing the question's token) or signal. A question nobody answers
  * within the elicitation timeout is answered `cancel` by whoever waits for it (the held update, or the call's wait
- * in `tool-calls.ts`). The v0.3.0 protocol — a request signal, a detached expiry timer, and the activity polling by
- * query — stays registered so runs and activities of v0.3.0 finish.
+ * in `tool-calls.ts`). The v0.3.0 protocol (a request signal, a detached expiry timer, and the activity polling by
+ * query) is in workflows/legacy/.
  */
 export function registerElicitationHandlers(state: AgentRunState): void {
   const { elicitations } = state;
   setHandler(elicitationAskUpdate, (ask) => askAndHold(state, ask), {
     validator: (ask) => refuse(elicitations.askRefusal(ask, state.runningTools.get(ask?.toolCallId)?.toolName)),
   });
-  setHandler(elicitationRequestSignal, (request) => recordSignalledRequest(state, request));
   setHandler(elicitationResponseSignal, (response) => {
     if (!applyAnswer(state, response)) {
       log.warn('Ignored an elicitation answer', { why: elicitations.rejection(response) });
@@ -56,7 +53,6 @@ export function registerElicitationHandlers(state: AgentRunState): void {
       response.requireAuthorization === true ? answerChecked(state, response) : answerNow(state, response),
     { validator: (response) => refuse(elicitations.refusal(response) ?? uncheckedResponder(state, response)) },
   );
-  setHandler(elicitationQuery, (id) => elicitations.status(id));
 }
 
 /** Applies a validated answer, or refuses it when another answer took the question since the validator ran. */

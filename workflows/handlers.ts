@@ -2,12 +2,12 @@ import { condition, log, setHandler, workflowInfo } from '@temporalio/workflow';
 import { RefusalCode, type ApprovalDecision, type Refusal } from '../src/protocol/index.js';
 import { refusal } from './refusals.js';
 import { registerElicitationHandlers } from './elicitation-handlers.js';
+import { registerLegacyHandlers } from './legacy/handlers.js';
 import {
   approvalSignal,
   approvalUpdate,
   eventsQuery,
   stateQuery,
-  toolProgressSignal,
   toolResultSignal,
   toolResultUpdate,
   transcriptQuery,
@@ -82,7 +82,7 @@ export function registerHandlers(state: AgentRunState): void {
         ),
     },
   );
-  setHandler(toolProgressSignal, (progress) => state.recordProgress(progress));
+  registerLegacyHandlers(state);
   registerElicitationHandlers(state);
   setHandler(mcpListingQuery, (server, version) => state.listingFor(server, version));
   setHandler(stateQuery, () => state.snapshot());
