@@ -65,11 +65,12 @@ export class RunPrinter {
     }
     if (!show) return { text: '' };
     if (part.type === 'truncated') {
-      return {
-        text:
-          this.close() +
-          `${this.prefix}${this.style.yellow(`(items ${part.missedFrom}–${part.offset - 1} of the run's stream were dropped before this watch read them)`)}\n`,
-      };
+      return this.note(
+        `items ${part.missedFrom}–${part.offset - 1} of the run's stream were dropped before this watch read them`,
+      );
+    }
+    if (part.type === 'live-unavailable') {
+      return this.note(`the run's live stream is unavailable (${part.reason}): its events follow from the run`);
     }
     return { text: this.written(parts) };
   }
@@ -138,6 +139,10 @@ export class RunPrinter {
     const number = this.style.dim(`#${String(event.seq).padEnd(3)}`);
     const note = this.style.dim(`(the model's text of step ${event.step} above, as recorded)`);
     return `${this.prefix}${time}${number} ${note}\n`;
+  }
+
+  private note(what: string): PrintedPart {
+    return { text: `${this.close()}${this.prefix}${this.style.yellow(`(${terminalSafe(what)})`)}\n` };
   }
 
   private marker(why: string): string {

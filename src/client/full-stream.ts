@@ -76,6 +76,11 @@ export type FullStreamPart = { offset: number } & (
   | { type: 'abort' }
   /** Items `[missedFrom, offset)` were dropped from the run's bounded log before this watcher read them. */
   | { type: 'truncated'; missedFrom: number }
+  /**
+   * The run's live stream (Redis) could not be read: no more model output or progress comes live. The run's events
+   * follow from the run itself, so each step's recorded text still completes what streamed, and the run's end comes.
+   */
+  | { type: 'live-unavailable'; reason: string }
   /** Any other run event (tool started and progress, approval decisions, MCP listings, continue-as-new, ...). */
   | { type: 'run-event'; event: RunEvent }
 );
@@ -129,6 +134,9 @@ export class FullStreamAssembler {
         out.push({ offset, type: 'truncated', missedFrom: part.missedFrom });
         // What the dropped items held is unknown: a step's pieces seen from now on may lack their beginning.
         for (const step of this.steps.values()) step.whole = false;
+        break;
+      case 'live-unavailable':
+        out.push({ offset, type: 'live-unavailable', reason: part.reason });
         break;
       case 'progress':
         // Shown through its `tool-progress` event on the events topic.

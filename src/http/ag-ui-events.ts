@@ -170,6 +170,10 @@ export class AgUiEventMapper {
         this.ended = true;
         this.emit(out, { type: EventType.RUN_ERROR, message: `The run failed: ${part.error}` });
         return;
+      case 'live-unavailable':
+        // The client is told; the steps' recorded text and the run's end follow from the run's events.
+        this.emit(out, { type: EventType.CUSTOM, name: 'live-unavailable', value: { reason: part.reason } });
+        return;
       case 'run-event':
         if (TERMINAL_EVENT_TYPES.has(part.event.type)) this.finish(out, { type: 'success' });
         return;

@@ -106,6 +106,11 @@ export class UiMessageChunkMapper {
         this.elicitations.set(part.id, data);
         return [{ type: 'data-elicitation', id: part.id, data }];
       }
+      case 'live-unavailable':
+        // The page says so; the steps' recorded text and the run's end follow from the run's events.
+        return [
+          { type: 'data-live-unavailable', id: `live-unavailable-${part.offset}`, data: { reason: part.reason } },
+        ];
       case 'run-event':
         return this.event(part.event);
       case 'finish-step':

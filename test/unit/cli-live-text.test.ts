@@ -178,4 +178,16 @@ describe('watch: the model’s text as it is written', () => {
         "#3   (the model's text of step 1 above, as recorded)\n",
     );
   });
+
+  it('says the live stream is unavailable, then the recorded text completes the live line', async () => {
+    const run = stream().event({ type: 'step-started', step: 1 }).deltas(1, 1, 'Sunny in ');
+    run.parts.push({ type: 'live-unavailable', offset: run.parts.length, reason: 'Redis is down' });
+    run.event({ type: 'text', step: 1, text: 'Sunny in Oslo.' });
+    expect(await print(run.parts)).toBe(
+      '#1   step 1\n' +
+        '#2   model says: Sunny in \n' +
+        "(the run's live stream is unavailable (Redis is down): its events follow from the run)\n" +
+        '#2   model says (continued): Oslo.\n',
+    );
+  });
 });

@@ -371,4 +371,18 @@ describe('full stream', () => {
     ]);
     expect(parts.find((part) => part.type === 'reset-step')).toMatchObject({ step: 1, reason: 'recorded' });
   });
+
+  it('passes on that the live stream is unavailable; the recorded text then completes what streamed', () => {
+    const run = stream().event({ type: 'step-started', step: 1 }).deltas(1, 1, text('Sunny in '));
+    run.parts.push({ type: 'live-unavailable', offset: run.parts.length, reason: 'Redis is down' });
+    run.event({ type: 'text', step: 1, text: 'Sunny in Oslo.' });
+    const parts = assemble(run.parts);
+    expect(parts.find((p) => p.type === 'live-unavailable')).toEqual({
+      offset: 2,
+      type: 'live-unavailable',
+      reason: 'Redis is down',
+    });
+    expect(parts.some((p) => p.type === 'reset-step')).toBe(false);
+    expect(textOf(parts)).toBe('Sunny in Oslo.');
+  });
 });

@@ -316,4 +316,18 @@ describe('AG-UI text and tool input from live model deltas, applied by @ag-ui/cl
     expect(deltasOf(again, EventType.TOOL_CALL_ARGS)).toEqual(['"right"}']);
     expect(callsOf(thread.agent.messages)).toEqual(['search {"q":"right"}']);
   });
+
+  it('a live stream that becomes unavailable: a CUSTOM event says so, then the final text completes the message', async () => {
+    const parts = turn(stepStarted(1), { step: 1, attempt: 1, text: 'Hel' }, text(1, 'Hello world'), stepFinished(1));
+    parts.splice(2, 0, { type: 'live-unavailable', offset: 2, reason: 'Redis is down' });
+    parts.push({ type: 'event', offset: 5, event: { ...finished('Hello world'), seq: 6, at: '' } as never });
+    for (const [offset, part] of parts.entries()) part.offset = offset;
+    const thread = client(parts);
+    const events = await thread.run();
+    expect(events.filter((e) => e.type === EventType.CUSTOM)).toMatchObject([
+      { name: 'live-unavailable', value: { reason: 'Redis is down' } },
+    ]);
+    expect(contents(events)).toEqual(['Hel', 'lo world']);
+    expect(thread.thread).toEqual(['user: write', 'assistant: Hello world']);
+  });
 });

@@ -205,4 +205,24 @@ describe('UI message chunks of a run', () => {
     expect(textOf(message)).toBe('');
     expect(message.parts.find((p) => p.type === 'tool-read')).toMatchObject({ state: 'output-available', output: 'A' });
   });
+
+  it("says the live stream is unavailable, then shows the step's recorded text whole", async () => {
+    const parts = stream([
+      { type: 'step-started', step: 1 },
+      deltas(1, 1, [text('t0', 'Sunny in ')]),
+      { type: 'text', step: 1, text: 'Sunny in Oslo.' },
+      { type: 'step-finished', step: 1, finishReason: 'stop', usage },
+      { type: 'finished', text: 'Sunny in Oslo.', finishReason: 'stop', stopReason: 'finished' },
+    ]);
+    parts.splice(2, 0, { type: 'live-unavailable', offset: 2, reason: 'Redis is down' });
+    const chunks = await mapped(parts);
+    expect(chunks.filter((c) => c.type === 'data-live-unavailable')).toEqual([
+      { type: 'data-live-unavailable', id: 'live-unavailable-2', data: { reason: 'Redis is down' } },
+    ]);
+    const message = await messageOf(chunks);
+    expect(textOf(message)).toBe('Sunny in Oslo.');
+    expect(message.parts.find((p) => p.type === 'data-live-unavailable')).toMatchObject({
+      data: { reason: 'Redis is down' },
+    });
+  });
 });
