@@ -164,13 +164,14 @@ describe('streamText, textStream and fullStream', () => {
     ]);
     const agent = new Agent({ name: 'scribe', instructions: '', model, tools: [note], maxSteps: 20 });
     await withAgentWorker(env, [agent], async ({ start }) => {
-      // A run that continued as new carries its stream in its continuation; without it, the next one has none.
+      // A run that continued as new carries its protocol and stream in its continuation; a v0.3.0 continuation
+      // carries neither, and the next execution follows the legacy protocol: no stream.
       const run = await start('scribe', 'take notes', { historyEventBudget: 25 });
       expect((await collect(run.textStream)).join('')).toBe('five notes');
       const { workflowExecutionStartedEventAttributes: started } = (await run.handle.fetchHistory()).events![0]!;
       const carried = defaultPayloadConverter.fromPayload<AgentRunInput>(started!.input!.payloads![0]!);
       expect(carried.continuation).toBeDefined();
-      const { stream: _stream, ...continuation } = carried.continuation!;
+      const { stream: _stream, protocol: _protocol, ...continuation } = carried.continuation!;
       const handle = await env.client.workflow.start('agentRun', {
         taskQueue: (await run.handle.describe()).taskQueue,
         workflowId: randomWorkflowId('v030-shaped'),
