@@ -190,7 +190,9 @@ async function main(): Promise<void> {
     const clients = connections.map((connection) => new Client({ connection, namespace: server.namespace }));
     const history = clients[0]!;
     const durableAgent = durableAgentRuntime(clients, queues.ours, ours.value);
-    const durableAgentRedis = durableAgentRuntime(clients, queues.oursRedis, oursRedis.value, live);
+    // Clients of their own: a Temporal client reads runs through the live transport its AgentClient was given.
+    const redisClients = connections.map((connection) => new Client({ connection, namespace: server.namespace }));
+    const durableAgentRedis = durableAgentRuntime(redisClients, queues.oursRedis, oursRedis.value, live);
     const temporalAiSdk: StreamingRuntime[] =
       theirs.status === 'fulfilled'
         ? [

@@ -66,7 +66,7 @@ export class RedisLiveStream implements LiveStream {
   private readonly ttlSeconds: number;
   private readonly prefix: string;
   /** The connection publishes and non-blocking reads share. */
-  private readonly redis: Redis;
+  private redis: Redis;
   /** Connections of readers' blocking reads: an XREAD BLOCK holds its connection, so each reader has its own. */
   private readonly readers = new Set<Redis>();
   /** The next offset each run's last publish here ended at: the first guess of the next publish. */
@@ -89,15 +89,24 @@ export class RedisLiveStream implements LiveStream {
       throw new RangeError('ttlSeconds must be a positive integer.');
     }
     this.prefix = options.prefix ?? 'durable-agent:live';
-    this.redis = this.connect();
-    // The shared connection alone never keeps a process alive (a CLI that read a run exits when it is done); a
-    // command in flight is held by its timeout timer, a blocking read by its reader's own connection.
-    this.redis.on('connect', () => (this.redis as unknown as { stream?: { unref?: () => void } }).stream?.unref?.());
+    this.redis = this.sharedConnection();
   }
 
   /**
-   * A connection that fails commands at once while Redis is away (no offline queue, no per-command retries) and
-   * reconnects in the background: a publish while Redis is down fails fast and the step goes on.
+   * The connection publishes and non-blocking reads share. It alone never keeps a process alive (a CLI that read a
+   * run exits when it is done): its socket is unref'd, a command in flight is held by its timeout timer, and a
+   * blocking read by its reader's own connection.
+   */
+  private sharedConnection(): Redis {
+    const redis = this.connect();
+    redis.on('connect', () => (redis as unknown as { stream?: { unref?: () => void } }).stream?.unref?.());
+    return redis;
+  }
+
+  /**
+   * A connection that fails commands at once while Redis is away (no per-command retries) and does not reconnect in
+   * the background (a reconnect timer would keep a process alive while Redis is down): once it has ended, the next
+   * command opens a new one ({@link commands}). A publish while Redis is down fails fast and the step goes on.
    */
   private connect(): Redis {
     const redis = new Redis(this.options.url, {
@@ -106,7 +115,7 @@ export class RedisLiveStream implements LiveStream {
       enableOfflineQueue: true,
       maxRetriesPerRequest: 0,
       connectTimeout: COMMAND_TIMEOUT_MS,
-      retryStrategy: (times) => Math.min(100 * times, 1_000),
+      retryStrategy: () => null,
     });
     // ioredis reports connection errors as events; they are counted and logged where a command fails.
     redis.on('error', () => undefined);
@@ -125,7 +134,7 @@ export class RedisLiveStream implements LiveStream {
           args.push(topic, data, attempt, entryMac(this.key, run, attempt, next + i, topic, data));
         });
         const [done, at] = (await withTimeout(
-          this.redis.eval(PUBLISH_SCRIPT, 2, keys.stream, keys.next, ...args),
+          this.commands.eval(PUBLISH_SCRIPT, 2, keys.stream, keys.next, ...args),
           COMMAND_TIMEOUT_MS,
         )) as [number, number];
         next = Number(at);
@@ -149,6 +158,11 @@ export class RedisLiveStream implements LiveStream {
 
   /** The shared connection (non-blocking reads). */
   get commands(): Redis {
+    // Ended (Redis went away, or never answered): a new connection, which connects at its first command.
+    if (this.redis.status === 'end' && !this.closed) {
+      this.redis.disconnect();
+      this.redis = this.sharedConnection();
+    }
     return this.redis;
   }
 

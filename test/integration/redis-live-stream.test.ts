@@ -1,7 +1,12 @@
 // The Redis live stream transport against a real redis-server: dense offsets in one order across concurrent
 // publishers, blocking reads, forged and replayed XADDs dropped by every reader, retention with an explicit gap, and
 // Redis going away and coming back without a publish hanging.
+import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entryMac } from '../../src/live/entry-mac.js';
@@ -214,6 +219,43 @@ describe('the Redis live stream', () => {
     } finally {
       await live.close();
       await own.close();
+    }
+  });
+
+  it('never keeps a process alive: one that used it exits without closing it, while Redis is down too', async () => {
+    const own = await startRedis();
+    const dir = mkdtempSync(join(tmpdir(), 'durable-agent-live-exit-'));
+    const script = join(dir, 'uses-live-stream.mts');
+    const source = fileURLToPath(new URL('../../src/live/redis-live-stream.ts', import.meta.url));
+    writeFileSync(
+      script,
+      [
+        `import { RedisLiveStream } from ${JSON.stringify(source)};`,
+        `const live = new RedisLiveStream({ url: ${JSON.stringify(own.url)}, key: ${JSON.stringify(KEY)} });`,
+        "const run = { workflowId: 'w', firstRunId: 'r' };",
+        "await live.publish(run, 1, [{ topic: 'events', data: 'e30=' }]);",
+        'const reader = live.reader(run, 0);',
+        'console.log((await reader.read({ blockMs: 100 })).items.length);',
+        'reader.close();',
+        // Redis goes away: the publish fails, and nothing reconnects in the background.
+        "process.send?.('stop');",
+        'await new Promise((resolve) => process.once("message", resolve));',
+        "await live.publish(run, 1, [{ topic: 'events', data: 'e30=' }]).catch(() => console.log('failed'));",
+      ].join('\n'),
+    );
+    try {
+      const child = fork(script, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+      let output = '';
+      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      child.once('message', () => void own.stop().then(() => child.send('stopped')));
+      const started = Date.now();
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      expect(code).toBe(0);
+      expect(output.split('\n').filter(Boolean)).toEqual(['1', 'failed']);
+      expect(Date.now() - started).toBeLessThan(20_000);
+    } finally {
+      await own.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
