@@ -62,7 +62,9 @@ export interface AgentClientOptions extends TemporalConnectionOptions, AgentRunO
   /**
    * Where runs' live streams are read from: Redis (`{ url, key }`, or a transport) for runs whose workers publish
    * there, else the run's Workflow Streams log. Default: Redis when `DURABLE_AGENT_REDIS_URL` is set (with
-   * `DURABLE_AGENT_STREAM_KEY`, the workers' key), else `'workflow'`. See docs/durable-runs.md.
+   * `DURABLE_AGENT_STREAM_KEY`, the workers' key), else `'workflow'`. See docs/durable-runs.md. The transport is
+   * attached to the Temporal client: AgentClients sharing one read runs the same way (the last one made with Redis
+   * decides), so give a Workflow Streams reader and a Redis one Temporal clients of their own.
    */
   liveStream?: LiveStreamOption;
 }
