@@ -166,7 +166,7 @@ describe('a run stream on Redis', () => {
             type: 'deltas',
             step: 2,
             attempt: 1,
-            parts: [{ id: 'x', kind: 'text', text: 'INJECTED' }],
+            parts: [{ type: 'text-delta', id: 'x', text: 'INJECTED' }],
           }),
         );
         const wrongKey = entryMac(
@@ -369,6 +369,35 @@ describe('a run stream on Redis', () => {
     expect(onRedis.deltas).toBeGreaterThan(5);
     expect(onWorkflow.signalsAndUpdates).toBeGreaterThan(0);
     expect(onRedis.watched).toBeLessThan(onWorkflow.watched);
+  });
+
+  it('a watcher behind the retention trim gets the explicit marker, then the rest and the final message', async () => {
+    // About 300 publishes (one per 20 ms for 6 s): approximate trimming removes whole nodes of 100 entries.
+    const long = Array.from({ length: 400 }, (_, i) => `w${i}`).join(' ') + '.';
+    const model = new ScriptedLanguageModel([{ text: long, stream: { chunkChars: 4, chunkDelayMs: 10 } }]);
+    const agent = new Agent({ name: 'long-writer', instructions: '', model });
+    await withAgentWorker(
+      env,
+      [agent],
+      async ({ taskQueue }) => {
+        const reader = client();
+        const run = await reader.start('long-writer', 'write', {
+          taskQueue,
+          streaming: { watched: true, intervalMs: 20 },
+        });
+        expect((await run.result()).text).toBe(long);
+        // Read after the end, from the start: the oldest entries were trimmed away (about 100 kept).
+        const parts = await collect(reader.getRun(run.id).stream());
+        expect(parts[0]).toMatchObject({ type: 'truncated', missedFrom: 0 });
+        expect(parts[0]!.offset).toBeGreaterThan(0);
+        expect(parts.slice(1).map((p) => p.offset)).toEqual(parts.slice(1).map((_, i) => parts[0]!.offset + i));
+        expect(parts.at(-1)).toMatchObject({ type: 'event', event: { type: 'finished', text: long } });
+        const full = await collect(reader.getRun(run.id).fullStream);
+        expect(full[0]).toMatchObject({ type: 'truncated', missedFrom: 0 });
+        expect(full.at(-1)).toMatchObject({ type: 'finish', text: long });
+      },
+      { liveStream: { url: redis.url, key: KEY, maxLen: 100 } },
+    );
   });
 
   it('needs the stream key with a Redis URL, and refuses a URL of another scheme', () => {
