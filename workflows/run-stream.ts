@@ -28,7 +28,6 @@ import {
   encodeStreamData,
   jsonBytes,
   previewOutput,
-  type DeltaKind,
   type DeltaPart,
   type DeltaPublish,
   type FinalStreamRecord,
@@ -105,7 +104,6 @@ export const WATCH_BUDGET_MAX = 1024 * 1024;
  * unless one step alone wrote more.
  */
 const MAX_DELTA_LOG_BYTES = 2_000_000;
-const DELTA_KINDS: ReadonlySet<string> = new Set<DeltaKind>(['text', 'reasoning', 'tool-input']);
 
 /**
  * An item of the log: its wire form, its bytes on the wire (base64 and topic are ASCII), and the bytes of every item
@@ -607,15 +605,30 @@ function decodeDeltas(data: unknown): DeltaPublish | undefined {
   if (!Array.isArray(p.parts) || p.parts.length === 0 || p.parts.length > MAX_DELTA_PARTS) return undefined;
   const parts: DeltaPart[] = [];
   for (const raw of p.parts as unknown[]) {
-    const part = raw as Partial<DeltaPart> | null;
-    if (typeof part !== 'object' || part === null) return undefined;
-    const { id, kind, text, toolName } = part;
-    if (typeof id !== 'string' || id.length > MAX_DELTA_ID_CHARS || typeof text !== 'string') return undefined;
-    if (typeof kind !== 'string' || !DELTA_KINDS.has(kind)) return undefined;
-    if (toolName !== undefined && (typeof toolName !== 'string' || toolName.length > MAX_DELTA_ID_CHARS)) {
-      return undefined;
-    }
-    parts.push({ id, kind, text, ...(toolName !== undefined ? { toolName } : {}) });
+    const part = deltaPartOf(raw);
+    if (!part) return undefined;
+    parts.push(part);
   }
   return { token: p.token, step: p.step!, attempt: p.attempt!, parts };
+}
+
+/** A piece of model output (an AI SDK stream part the run carries) rebuilt from its fields, or undefined. */
+function deltaPartOf(raw: unknown): DeltaPart | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const { type, id, text, delta, toolName } = raw as Record<string, unknown>;
+  if (typeof id !== 'string' || id.length > MAX_DELTA_ID_CHARS) return undefined;
+  switch (type) {
+    case 'text-start':
+    case 'reasoning-start':
+      return { type, id };
+    case 'text-delta':
+    case 'reasoning-delta':
+      return typeof text === 'string' ? { type, id, text } : undefined;
+    case 'tool-input-start':
+      return typeof toolName === 'string' && toolName.length <= MAX_DELTA_ID_CHARS ? { type, id, toolName } : undefined;
+    case 'tool-input-delta':
+      return typeof delta === 'string' ? { type, id, delta } : undefined;
+    default:
+      return undefined;
+  }
 }

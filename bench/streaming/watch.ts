@@ -41,7 +41,9 @@ export async function watchOurs(client: AgentClient, workflowId: string): Promis
   for await (const part of client.getRun(workflowId).stream()) {
     if (part.type !== 'deltas' || part.deltas.type !== 'deltas') continue;
     const arrived = Date.now();
-    for (const piece of part.deltas.parts) if (piece.kind === 'text') stampLatencies(piece.text, arrived, latencies);
+    for (const piece of part.deltas.parts) {
+      if (piece.type === 'text-delta') stampLatencies(piece.text, arrived, latencies);
+    }
   }
   return latencies;
 }

@@ -151,9 +151,9 @@ export class FullStreamAssembler {
           step.whole = true;
           break;
         }
-        for (const piece of item.parts) {
-          if (!isPiece(piece)) continue;
-          this.piece(step, item.step, piece, offset, out);
+        for (const raw of item.parts) {
+          const piece = pieceOf(raw);
+          if (piece) this.piece(step, item.step, piece, offset, out);
         }
         break;
       }
@@ -409,15 +409,30 @@ function isDeltas(
   return item.type === 'reset-step' || (item.type === 'deltas' && Array.isArray(item.parts));
 }
 
-function isPiece(value: unknown): value is { id: string; kind: DeltaKind; text: string; toolName?: string } {
-  if (typeof value !== 'object' || value === null) return false;
-  const piece = value as { id?: unknown; kind?: unknown; text?: unknown; toolName?: unknown };
-  return (
-    typeof piece.id === 'string' &&
-    typeof piece.text === 'string' &&
-    (piece.kind === 'text' || piece.kind === 'reasoning' || piece.kind === 'tool-input') &&
-    (piece.toolName === undefined || typeof piece.toolName === 'string')
-  );
+/** What an AI SDK stream part of the `deltas` topic adds to a step's part (`text` '' for a start), or undefined. */
+function pieceOf(value: unknown): { id: string; kind: DeltaKind; text: string; toolName?: string } | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const part = value as { type?: unknown; id?: unknown; text?: unknown; delta?: unknown; toolName?: unknown };
+  if (typeof part.id !== 'string') return undefined;
+  const { id } = part;
+  switch (part.type) {
+    case 'text-start':
+    case 'reasoning-start':
+      return { id, kind: part.type === 'text-start' ? 'text' : 'reasoning', text: '' };
+    case 'text-delta':
+    case 'reasoning-delta':
+      if (typeof part.text !== 'string') return undefined;
+      return { id, kind: part.type === 'text-delta' ? 'text' : 'reasoning', text: part.text };
+    case 'tool-input-start':
+      return typeof part.toolName === 'string'
+        ? { id, kind: 'tool-input', text: '', toolName: part.toolName }
+        : undefined;
+    case 'tool-input-delta':
+      return typeof part.delta === 'string' ? { id, kind: 'tool-input', text: part.delta } : undefined;
+    default:
+      // An `*-end` (the step's recorded message ends its parts) or a part of a newer version.
+      return undefined;
+  }
 }
 
 /**

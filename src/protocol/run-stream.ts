@@ -56,18 +56,22 @@ export const MAX_DELTA_ID_CHARS = 256;
 /** What a model delta adds to: the step's text, its reasoning, or the input of one tool call. */
 export type DeltaKind = 'text' | 'reasoning' | 'tool-input';
 
-/** One piece of model output. Pieces with the same `id` in one step and attempt concatenate in offset order. */
-export interface DeltaPart {
-  /** The provider's part id for text and reasoning; the tool call id for tool input. */
-  id: string;
-  kind: DeltaKind;
-  text: string;
-  /** The tool's name, on a tool call's first `tool-input` piece. */
-  toolName?: string;
-}
+/**
+ * One piece of model output, in the AI SDK's own stream part shape (`TextStreamPart` of `ai`): a text, reasoning or
+ * tool input part starts (`*-start`) and grows (`*-delta`). `id` is the provider's part id for text and reasoning,
+ * the tool call id for tool input; a part's pieces in one step and attempt go together in offset order. No `*-end`
+ * goes on the wire (it would cost the run one more publish per step): the step's recorded message (its `text` and
+ * `tool-call` events) ends its parts, as readers have to handle anyway for an attempt that died mid-part.
+ */
+export type DeltaPart =
+  | { type: 'text-start' | 'reasoning-start'; id: string }
+  | { type: 'text-delta' | 'reasoning-delta'; id: string; text: string }
+  | { type: 'tool-input-start'; id: string; toolName: string }
+  | { type: 'tool-input-delta'; id: string; delta: string };
 
 /**
- * An item of the `deltas` topic. `deltas`: pieces of model output of one step's attempt, in order. `reset-step`:
+ * An item of the `deltas` topic. `deltas`: pieces of model output of one step's attempt, in order (AI SDK stream
+ * parts). `reset-step`:
  * attempt `attempt` of `step` starts over; every piece of that step from an earlier attempt is void. The step's
  * final message (its `text` and `tool-call` events on the `events` topic) supersedes its pieces.
  */

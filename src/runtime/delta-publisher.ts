@@ -62,7 +62,8 @@ export class DeltaPublisher {
   private parts: DeltaPart[] = [];
   private bytes = 0;
   private readonly ready: DeltaPart[][] = [];
-  private readonly named = new Set<string>();
+  /** The parts this attempt started (a `*-start` part sent), by id. */
+  private readonly opened = new Set<string>();
   private started = false;
   private lastSentAt = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -171,13 +172,20 @@ export class DeltaPublisher {
     this.probing = undefined;
   }
 
-  /** Adds a delta to the current batch: merged into the previous piece of the same part, split when long. */
+  /**
+   * Adds a delta to the current batch as AI SDK stream parts: a `*-start` part at its part's first piece, then
+   * `*-delta` parts, merged into the previous one of the same part, split when long.
+   */
   private add(delta: ModelDelta): void {
-    const kind = delta.type;
-    const toolName = kind === 'tool-input' && !this.named.has(delta.id) ? delta.toolName : undefined;
-    if (toolName !== undefined) this.named.add(delta.id);
+    if (!this.opened.has(delta.id)) {
+      this.opened.add(delta.id);
+      const start: DeltaPart =
+        delta.type === 'tool-input'
+          ? { type: 'tool-input-start', id: delta.id, toolName: delta.toolName }
+          : { type: `${delta.type}-start`, id: delta.id };
+      this.push(start);
+    }
     let text = delta.delta;
-    let first = true;
     while (text !== '') {
       const room = Math.min(PIECE_BYTES, BATCH_BYTES - this.bytes);
       if (room < 64 || this.parts.length >= MAX_DELTA_PARTS) {
@@ -187,17 +195,26 @@ export class DeltaPublisher {
       const piece = truncateUtf8(text, room) || text.slice(0, 2);
       text = text.slice(piece.length);
       const last = this.parts[this.parts.length - 1];
-      const named = first && toolName !== undefined;
-      // Bytes of the piece's text in JSON, plus the part around it when it starts one.
-      this.bytes += utf8Length(JSON.stringify(piece)) - 2;
-      if (last && last.id === delta.id && last.kind === kind && !named) {
+      if (last?.type === 'tool-input-delta' && delta.type === 'tool-input' && last.id === delta.id) {
+        last.delta += piece;
+      } else if (last?.type === `${delta.type}-delta` && last.id === delta.id && 'text' in last) {
         last.text += piece;
+      } else if (delta.type === 'tool-input') {
+        this.push({ type: 'tool-input-delta', id: delta.id, delta: piece });
       } else {
-        this.parts.push({ id: delta.id, kind, text: piece, ...(named ? { toolName } : {}) });
-        this.bytes += 48 + utf8Length(JSON.stringify(delta.id)) + (named ? utf8Length(JSON.stringify(toolName)) : 0);
+        this.push({ type: `${delta.type}-delta`, id: delta.id, text: piece });
       }
-      first = false;
+      // Bytes of the piece's text in JSON (counted in the batch it went to).
+      this.bytes += utf8Length(JSON.stringify(piece)) - 2;
     }
+  }
+
+  /** Adds a part to the current batch (cut first when it is full), counting the bytes around its text. */
+  private push(part: DeltaPart): void {
+    if (this.parts.length >= MAX_DELTA_PARTS || this.bytes + 512 > BATCH_BYTES) this.cut();
+    this.parts.push(part);
+    const name = part.type === 'tool-input-start' ? utf8Length(JSON.stringify(part.toolName)) : 0;
+    this.bytes += 48 + utf8Length(JSON.stringify(part.id)) + name;
   }
 
   /** Moves the current batch to the publishing queue. */

@@ -78,7 +78,7 @@ function assembledText(deltas: StreamedDeltas[], step: number): string {
     }
     if (item.attempt < attempt) continue;
     attempt = item.attempt;
-    for (const part of item.parts) if (part.kind === 'text') text += part.text;
+    for (const part of item.parts) if (part.type === 'text-delta') text += part.text;
   }
   return text;
 }
@@ -116,7 +116,10 @@ describe('model deltas', () => {
         type: 'deltas',
         step: 1,
         attempt: 1,
-        parts: [{ id: expect.any(String) as unknown, kind: 'text', text: ANSWER.slice(0, 6) }],
+        parts: [
+          { type: 'text-start', id: expect.any(String) as unknown },
+          { type: 'text-delta', id: expect.any(String) as unknown, text: ANSWER.slice(0, 6) },
+        ],
       });
       // Later pieces batched (about 100 ms each, against 40 ms chunks), never one item per chunk.
       const chunks = Math.ceil(ANSWER.length / 6);
@@ -260,7 +263,9 @@ describe('model deltas', () => {
       // Attempt 1 wrote a prefix before it failed; everything after the reset is attempt 2.
       expect(deltas.slice(0, reset).every((d) => d.attempt === 1)).toBe(true);
       expect(deltas.slice(reset).every((d) => d.attempt === 2)).toBe(true);
-      const naive = deltas.flatMap((d) => (d.type === 'deltas' ? d.parts.map((p) => p.text) : [])).join('');
+      const naive = deltas
+        .flatMap((d) => (d.type === 'deltas' ? d.parts.map((p) => (p.type === 'text-delta' ? p.text : '')) : []))
+        .join('');
       expect(naive).not.toBe(ANSWER);
       // Shown without the reset, a watcher would repeat attempt 1's prefix before the whole answer.
       const prefix = naive.slice(0, naive.length - ANSWER.length);
@@ -284,7 +289,7 @@ describe('model deltas', () => {
         ...(token !== undefined ? { token } : {}),
         step: 1,
         attempt,
-        parts: [{ id: 'text-0', kind: 'text', text: 'forged' }],
+        parts: [{ type: 'text-delta', id: 'text-0', text: 'forged' }],
       });
       await forgePublish(run.handle, [
         { topic: 'deltas', value: forged() },
@@ -294,11 +299,14 @@ describe('model deltas', () => {
         { topic: 'deltas', value: { ...forged(streamOf(input)!.token), step: 2 } },
         {
           topic: 'deltas',
-          value: { ...forged(streamOf(input)!.token), parts: [{ id: 'x', kind: 'text', text: 'forged'.repeat(10_000) }] },
+          value: {
+            ...forged(streamOf(input)!.token),
+            parts: [{ type: 'text-delta', id: 'x', text: 'forged'.repeat(10_000) }],
+          },
         },
         {
           topic: 'deltas',
-          value: { ...forged(streamOf(input)!.token), parts: [{ id: 'x', kind: 'evil', text: 'forged' }] },
+          value: { ...forged(streamOf(input)!.token), parts: [{ type: 'evil-delta', id: 'x', text: 'forged' }] },
         },
       ]);
       // A batch the run already took, sent again with the same publisher and sequence (a resent signal): ignored.
@@ -306,7 +314,10 @@ describe('model deltas', () => {
         items: [
           {
             topic: 'deltas',
-            data: encodeItem({ ...forged(streamOf(input)!.token, 1), parts: [{ id: 'r', kind: 'text', text: '[once]' }] }),
+            data: encodeItem({
+              ...forged(streamOf(input)!.token, 1),
+              parts: [{ type: 'text-delta', id: 'r', text: '[once]' }],
+            }),
           },
         ],
         publisher_id: 'resender',
@@ -319,7 +330,9 @@ describe('model deltas', () => {
       const deltas = deltasOf(parts);
       expect(deltas.some((d) => d.type === 'reset-step')).toBe(false);
       // The token is a capability recorded in the run's history: who holds it may publish once, never twice.
-      const once = deltas.flatMap((d) => (d.type === 'deltas' ? d.parts : [])).filter((p) => p.text === '[once]');
+      const once = deltas
+        .flatMap((d) => (d.type === 'deltas' ? d.parts : []))
+        .filter((p) => p.type === 'text-delta' && p.text === '[once]');
       expect(once).toHaveLength(1);
       expect(assembledText(deltas, 1).replace('[once]', '')).toBe(ANSWER);
       expect((await run.result()).text).toBe(ANSWER);
@@ -347,10 +360,11 @@ describe('model deltas', () => {
       const parts = await watch(run);
       expect((await run.result()).text).toBe('said');
       const pieces = deltasOf(parts).flatMap((d) => (d.type === 'deltas' && d.step === 1 ? d.parts : []));
-      expect(pieces.every((p) => p.kind === 'tool-input' && p.id === 'e1')).toBe(true);
-      expect(pieces[0]).toMatchObject({ toolName: 'echo' });
-      expect(pieces.slice(1).some((p) => p.toolName !== undefined)).toBe(false);
-      expect(pieces.map((p) => p.text).join('')).toBe(JSON.stringify({ say: 'hello streamed world' }));
+      expect(pieces.every((p) => p.type.startsWith('tool-input-') && p.id === 'e1')).toBe(true);
+      expect(pieces[0]).toEqual({ type: 'tool-input-start', id: 'e1', toolName: 'echo' });
+      expect(pieces.slice(1).every((p) => p.type === 'tool-input-delta')).toBe(true);
+      const input = pieces.map((p) => (p.type === 'tool-input-delta' ? p.delta : '')).join('');
+      expect(input).toBe(JSON.stringify({ say: 'hello streamed world' }));
       const lastPiece = parts.findLast((p) => p.type === 'deltas' && p.deltas.step === 1)!;
       const toolStarted = parts.find((p) => p.type === 'event' && p.event.type === 'tool-started')!;
       expect(lastPiece.offset).toBeLessThan(toolStarted.offset);

@@ -77,7 +77,7 @@ let seq = 0;
 const event = (body: Record<string, unknown>): LiveEntry =>
   entry('events', { seq: ++seq, at: new Date().toISOString(), ...body });
 const piece = (step: number, attempt: number, text: string, id = 't1'): LiveEntry =>
-  entry('deltas', { type: 'deltas', step, attempt, parts: [{ id, kind: 'text', text }] });
+  entry('deltas', { type: 'deltas', step, attempt, parts: [{ type: 'text-delta', id, text }] });
 
 interface PythonRead {
   items: { offset: number; topic: string; data: unknown }[];

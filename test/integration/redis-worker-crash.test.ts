@@ -57,7 +57,7 @@ function assembledText(deltas: StreamedDeltas[], step: number): string {
     }
     if (item.attempt < attempt) continue;
     attempt = item.attempt;
-    for (const part of item.parts) if (part.kind === 'text') text += part.text;
+    for (const part of item.parts) if (part.type === 'text-delta') text += part.text;
   }
   return text;
 }

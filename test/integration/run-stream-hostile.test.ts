@@ -115,7 +115,7 @@ describe('run stream under hostile watchers', () => {
         .flatMap((p) =>
           p.type === 'deltas' && p.deltas.type === 'deltas' && p.deltas.step === 1 ? p.deltas.parts : [],
         )
-        .flatMap((piece) => (piece.kind === 'text' ? [piece.text] : []))
+        .flatMap((piece) => (piece.type === 'text-delta' ? [piece.text] : []))
         .join('');
       expect(text).toBe(answer(100, 2_000));
       expect(parts.at(-1)).toMatchObject({ type: 'event', event: { type: 'finished' } });

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import type { RunStreamPart } from '../../src/client/run-stream.js';
 import { createEventFormatter } from '../../src/cli/format.js';
 import { printedParts, RunPrinter, type WatchPosition } from '../../src/cli/live-text.js';
-import type { DeltaPart, RunEventBody } from '../../src/protocol/index.js';
+import type { RunEventBody } from '../../src/protocol/index.js';
+import { wireParts } from '../support/delta-parts.js';
 
 function stream() {
   const parts: RunStreamPart[] = [];
@@ -21,7 +22,7 @@ function stream() {
       return api;
     },
     deltas(step: number, attempt: number, ...texts: string[]) {
-      const pieces: DeltaPart[] = texts.map((text) => ({ id: 't', kind: 'text', text }));
+      const pieces = wireParts(texts.map((text) => ({ id: 't', kind: 'text', text })));
       parts.push({ type: 'deltas', offset: parts.length, deltas: { type: 'deltas', step, attempt, parts: pieces } });
       return api;
     },

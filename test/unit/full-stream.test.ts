@@ -9,12 +9,8 @@ import {
   type FullStreamPart,
 } from '../../src/client/full-stream.js';
 import type { RunStreamPart } from '../../src/client/run-stream.js';
-import {
-  EVENT_OUTPUT_PREVIEW_CHARS,
-  previewText,
-  type DeltaPart,
-  type RunEventBody,
-} from '../../src/protocol/index.js';
+import { EVENT_OUTPUT_PREVIEW_CHARS, previewText, type RunEventBody } from '../../src/protocol/index.js';
+import { wireParts, type Piece } from '../support/delta-parts.js';
 
 /** Numbers stream items densely from offset 0 and run events from seq 1, as a run's stream does. */
 function stream() {
@@ -30,8 +26,9 @@ function stream() {
       });
       return api;
     },
-    deltas(step: number, attempt: number, ...pieces: DeltaPart[]) {
-      parts.push({ type: 'deltas', offset: parts.length, deltas: { type: 'deltas', step, attempt, parts: pieces } });
+    deltas(step: number, attempt: number, ...pieces: Piece[]) {
+      const wire = wireParts(pieces);
+      parts.push({ type: 'deltas', offset: parts.length, deltas: { type: 'deltas', step, attempt, parts: wire } });
       return api;
     },
     reset(step: number, attempt: number) {
@@ -42,7 +39,7 @@ function stream() {
   return api;
 }
 
-const text = (t: string, id = 't0'): DeltaPart => ({ id, kind: 'text', text: t });
+const text = (t: string, id = 't0'): Piece => ({ id, kind: 'text', text: t });
 const usage = { inputTokens: 1, outputTokens: 2, totalTokens: 3 };
 
 function assemble(parts: RunStreamPart[]): FullStreamPart[] {
@@ -296,8 +293,12 @@ describe('full stream', () => {
     // Items 0..9 were dropped; the watcher sees the rest of step 3 from the middle.
     const parts: RunStreamPart[] = [
       { type: 'truncated', offset: 10, missedFrom: 0 },
-      { type: 'deltas', offset: 10, deltas: { type: 'deltas', step: 3, attempt: 1, parts: [text('lo, wor')] } },
-      { type: 'deltas', offset: 11, deltas: { type: 'deltas', step: 3, attempt: 1, parts: [text('ld')] } },
+      {
+        type: 'deltas',
+        offset: 10,
+        deltas: { type: 'deltas', step: 3, attempt: 1, parts: wireParts([text('lo, wor')]) },
+      },
+      { type: 'deltas', offset: 11, deltas: { type: 'deltas', step: 3, attempt: 1, parts: wireParts([text('ld')]) } },
       {
         type: 'event',
         offset: 12,

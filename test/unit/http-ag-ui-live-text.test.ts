@@ -10,21 +10,22 @@ import { describe, expect, it } from 'vitest';
 import type { RunStreamPart } from '../../src/client/run-stream.js';
 import { AgUiEventMapper } from '../../src/http/ag-ui-events.js';
 import { markSent, positionOf } from '../../src/http/ag-ui-thread.js';
-import type { DeltaPart, RunEventBody } from '../../src/protocol/index.js';
+import type { RunEventBody } from '../../src/protocol/index.js';
+import { wireParts, type Piece } from '../support/delta-parts.js';
 
 const USAGE = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
 
 /** A turn's stream as parts with offsets 0, 1, 2, …: events and delta batches. */
-type DeltaItem = { step: number; attempt: number; text?: string; reset?: true; input?: Omit<DeltaPart, 'kind'> };
+type DeltaItem = { step: number; attempt: number; text?: string; reset?: true; input?: Omit<Piece, 'kind'> };
 function turn(...items: Array<RunEventBody | DeltaItem>) {
   return items.map((item, offset): RunStreamPart => {
     if ('type' in item) return { type: 'event', offset, event: { ...item, seq: offset + 1, at: '' } as never };
     if (item.reset) {
       return { type: 'deltas', offset, deltas: { type: 'reset-step', step: item.step, attempt: item.attempt } };
     }
-    const parts: DeltaPart[] = item.input
-      ? [{ ...item.input, kind: 'tool-input' }]
-      : [{ id: 'txt-0', kind: 'text', text: item.text ?? '' }];
+    const parts = wireParts(
+      item.input ? [{ ...item.input, kind: 'tool-input' }] : [{ id: 'txt-0', kind: 'text', text: item.text ?? '' }],
+    );
     return { type: 'deltas', offset, deltas: { type: 'deltas', step: item.step, attempt: item.attempt, parts } };
   });
 }

@@ -5,7 +5,8 @@ import { safeValidateTypes } from '@ai-sdk/provider-utils';
 import { uiMessageChunkSchema, type UIMessageChunk } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { UiMessageChunkMapper, type WebStreamPart } from '../../src/http/ui-message-chunks.js';
-import type { DeltaPart, RunEventBody } from '../../src/protocol/index.js';
+import type { RunEventBody } from '../../src/protocol/index.js';
+import { wireParts, type Piece } from '../support/delta-parts.js';
 import { messageOf, textOf } from '../support/http-chat.js';
 
 /** Numbers parts as the run's stream does: one offset for every item, events with their own seq. */
@@ -18,13 +19,17 @@ function stream(items: Array<RunEventBody | { deltas: WebStreamPart & { type: 'd
   );
 }
 
-const deltas = (step: number, attempt: number, parts: DeltaPart[]) => ({
-  deltas: { type: 'deltas' as const, offset: 0, deltas: { type: 'deltas' as const, step, attempt, parts } },
+const deltas = (step: number, attempt: number, parts: Piece[]) => ({
+  deltas: {
+    type: 'deltas' as const,
+    offset: 0,
+    deltas: { type: 'deltas' as const, step, attempt, parts: wireParts(parts) },
+  },
 });
 const reset = (step: number, attempt: number) => ({
   deltas: { type: 'deltas' as const, offset: 0, deltas: { type: 'reset-step' as const, step, attempt } },
 });
-const text = (id: string, t: string): DeltaPart => ({ id, kind: 'text', text: t });
+const text = (id: string, t: string): Piece => ({ id, kind: 'text', text: t });
 const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
 
 async function mapped(parts: WebStreamPart[]): Promise<UIMessageChunk[]> {

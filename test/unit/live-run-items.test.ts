@@ -73,7 +73,15 @@ describe('live run items', () => {
 
     const items = await collect(liveRunItems(live, run, 0, { isClosed: async () => false }));
     const values = items.map(valueOf);
-    expect(values[0]).toEqual({ type: 'deltas', step: 1, attempt: 1, parts: [{ id: 'a', kind: 'text', text: 'Hel' }] });
+    expect(values[0]).toEqual({
+      type: 'deltas',
+      step: 1,
+      attempt: 1,
+      parts: [
+        { type: 'text-start', id: 'a' },
+        { type: 'text-delta', id: 'a', text: 'Hel' },
+      ],
+    });
     expect(values[1]).toEqual({ type: 'reset-step', step: 1, attempt: 2 });
     const text = values
       .slice(2)

@@ -15,7 +15,7 @@ const item = (topic: string, offset: number, value: unknown): RawStreamItem => (
 const event = (offset: number, body: RunEventBody) =>
   item('events', offset, { ...body, seq: ++seq, at: '2026-01-01T00:00:00Z' });
 const text = (offset: number, attempt: number, piece: string) =>
-  item('deltas', offset, { type: 'deltas', step: 1, attempt, parts: [{ id: 't0', kind: 'text', text: piece }] });
+  item('deltas', offset, { type: 'deltas', step: 1, attempt, parts: [{ type: 'text-delta', id: 't0', text: piece }] });
 
 async function* from<T>(values: T[]): AsyncGenerator<T> {
   yield* values;

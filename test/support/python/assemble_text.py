@@ -4,8 +4,8 @@ Usage: python assemble_text.py <address> <namespace> <workflow_id>
 
 Reads the run's stream live with Temporal's Python SDK (its workflow_streams contrib) from offset 0 until the run's
 terminal event, and applies the rules of docs/durable-runs.md ("The stream's format"), as the TypeScript client's
-FullStreamAssembler does: pieces with the same id in one step and attempt concatenate in offset order (a piece of
-another kind than its part's first adds nothing); a `reset-step`, or a newer attempt's piece, voids every piece of
+FullStreamAssembler does: pieces (AI SDK stream parts) with the same id in one step and attempt concatenate in offset
+order (a piece of another kind than its part's first adds nothing); a `reset-step`, or a newer attempt's piece, voids every piece of
 its step from earlier attempts; an older attempt's pieces are dropped; after the step's `text` event (or its
 `step-finished`) its pieces are stale. Prints one JSON object: {"steps": {step: text assembled from the deltas
 alone}, "final": {step: the step's final text event}, "shown": {step: the text a reader shows once the recorded text
@@ -25,6 +25,8 @@ from temporalio.contrib.workflow_streams import WorkflowStreamClient
 from temporalio.service import RPCError
 
 TERMINAL = {"finished", "cancelled", "failed"}
+# What a piece adds to, from its AI SDK part type (`text-delta` adds to a text part).
+KINDS = {"text", "reasoning", "tool-input"}
 # A recorded text longer than this is a preview ending in "… (N chars)" (EVENT_OUTPUT_PREVIEW_CHARS).
 PREVIEW_CHARS = 2_000
 
@@ -60,11 +62,16 @@ class Assembler:
         if current is None or attempt > current[0]:
             current = self.steps[step] = (attempt, {}, [])
         for part in data["parts"]:
+            # AI SDK stream parts: text-start/-delta, reasoning-start/-delta, tool-input-start/-delta (any *-end, or a
+            # part type of a newer version, adds nothing: the step's recorded message ends its parts).
+            kind, _, phase = part["type"].rpartition("-")
+            if kind not in KINDS or phase not in ("start", "delta"):
+                continue
             if part["id"] not in current[1]:
-                current[1][part["id"]] = [part["kind"], ""]
+                current[1][part["id"]] = [kind, ""]
                 current[2].append(part["id"])
-            if current[1][part["id"]][0] == part["kind"]:
-                current[1][part["id"]][1] += part["text"]
+            if phase == "delta" and current[1][part["id"]][0] == kind:
+                current[1][part["id"]][1] += part["delta"] if kind == "tool-input" else part["text"]
         return False
 
     def result(self):
