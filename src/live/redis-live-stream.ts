@@ -1,3 +1,4 @@
+import type { ConnectionOptions } from 'node:tls';
 import { Redis } from 'ioredis';
 import { getGlobalLogger } from '../logger.js';
 import { entryMac, verifyEntryMac } from './entry-mac.js';
@@ -15,6 +16,11 @@ export interface RedisLiveStreamOptions {
   ttlSeconds?: number;
   /** Prefix of the Redis keys. Default `durable-agent:live`. */
   prefix?: string;
+  /**
+   * TLS options for a `rediss://` URL beyond the URL's (e.g. `ca`, a private CA's certificate to trust). Default:
+   * Node's defaults (the system's CAs, the host name checked).
+   */
+  tls?: ConnectionOptions;
 }
 
 const DEFAULT_MAX_LEN = 10_000;
@@ -116,6 +122,7 @@ export class RedisLiveStream implements LiveStream {
       maxRetriesPerRequest: 0,
       connectTimeout: COMMAND_TIMEOUT_MS,
       retryStrategy: () => null,
+      ...(this.options.tls ? { tls: this.options.tls } : {}),
     });
     // ioredis reports connection errors as events; they are counted and logged where a command fails.
     redis.on('error', () => undefined);

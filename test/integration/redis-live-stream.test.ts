@@ -13,6 +13,7 @@ import { entryMac } from '../../src/live/entry-mac.js';
 import type { LiveItem, LiveReader, LiveRunRef } from '../../src/live/live-stream.js';
 import { RedisLiveStream, liveStreamKeys } from '../../src/live/redis-live-stream.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
+import { createTestCertificates } from '../support/test-certificates.js';
 
 const KEY = 'test-stream-key-0123456789abcdef';
 const PREFIX = 'durable-agent:live';
@@ -256,6 +257,40 @@ describe('the Redis live stream', () => {
     } finally {
       await own.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('speaks TLS with a password (rediss://), and refuses an untrusted server or a wrong password', async () => {
+    const certs = await createTestCertificates();
+    const secure = await startRedis({
+      tls: { certPath: certs.server.certPath, keyPath: certs.server.keyPath, caPath: certs.ca.certPath },
+      password: 'p@ss word',
+    });
+    const opened: RedisLiveStream[] = [];
+    const open = (url: string, ca?: string) => {
+      const made = new RedisLiveStream({ url, key: KEY, ...(ca ? { tls: { ca } } : {}) });
+      opened.push(made);
+      return made;
+    };
+    try {
+      expect(secure.url).toMatch(/^rediss:\/\/:p%40ss%20word@localhost:\d+$/);
+      const run = newRun();
+      const live = open(secure.url, certs.ca.cert);
+      await live.publish(run, 1, [{ topic: 'events', data: 'over-tls' }]);
+      const reader = live.reader(run, 0);
+      expect((await reader.read()).items).toEqual([{ topic: 'events', data: 'over-tls', offset: 0 }]);
+      reader.close();
+      // A server whose certificate nobody here trusts, and a wrong password: no publish goes through.
+      await expect(open(secure.url).publish(run, 1, [{ topic: 'events', data: 'x' }])).rejects.toThrow();
+      const wrong = secure.url.replace('p%40ss%20word', 'guess');
+      await expect(open(wrong, certs.ca.cert).publish(run, 1, [{ topic: 'events', data: 'x' }])).rejects.toThrow();
+      // Plain text to the TLS port: refused too.
+      const plain = secure.url.replace('rediss:', 'redis:');
+      await expect(open(plain).publish(run, 1, [{ topic: 'events', data: 'x' }])).rejects.toThrow();
+    } finally {
+      for (const made of opened) await made.close();
+      await secure.close();
+      certs.remove();
     }
   });
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 
 /** A redis-server this test file started. */
 export interface TestRedis {
-  /** `redis://127.0.0.1:<port>`. */
+  /** `redis://127.0.0.1:<port>`, or `rediss://[:password@]localhost:<port>` with TLS. */
   readonly url: string;
   readonly port: number;
   /** Stops the server (SIGTERM, then SIGKILL after 5 s); resolves once it has exited. */
@@ -24,6 +24,10 @@ export interface TestRedis {
 export interface StartRedisOptions {
   /** Keep an append-only file, so what was written survives a restart (default off: nothing persisted). */
   appendOnly?: boolean;
+  /** Serve TLS only (`rediss://`), with this certificate and key (no client certificate asked for). */
+  tls?: { certPath: string; keyPath: string; caPath: string };
+  /** Require this password (`requirepass`): the URL carries it. */
+  password?: string;
 }
 
 const executable = process.env.REDIS_SERVER_PATH || '/usr/bin/redis-server';
@@ -50,9 +54,25 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<TestR
 
   const start = (): Promise<void> =>
     new Promise((resolve, reject) => {
+      const listen = options.tls
+        ? [
+            '--port',
+            '0',
+            '--tls-port',
+            String(port),
+            '--tls-cert-file',
+            options.tls.certPath,
+            '--tls-key-file',
+            options.tls.keyPath,
+            '--tls-ca-cert-file',
+            options.tls.caPath,
+            '--tls-auth-clients',
+            'no',
+          ]
+        : ['--port', String(port)];
       const args = [
-        '--port',
-        String(port),
+        ...listen,
+        ...(options.password ? ['--requirepass', options.password] : []),
         '--bind',
         '127.0.0.1',
         '--dir',
@@ -104,7 +124,9 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<TestR
 
   await start();
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: `${options.tls ? 'rediss' : 'redis'}://${options.password ? `:${encodeURIComponent(options.password)}@` : ''}${
+      options.tls ? 'localhost' : '127.0.0.1'
+    }:${port}`,
     port,
     stop,
     start,
