@@ -7,7 +7,8 @@
 //   1. durable-agent against @temporalio/ai-sdk's streaming: delivery latency, history and worker CPU per step.
 //   2. The batch interval: later-token latency and cost per streamed step at 50, 100, 250 and 500 ms.
 //   3. Watchers: 1, 10 and 50 runs with 1 and 3 watchers (one shared subscription, or separate ones).
-//   4. Cost: one step of 500 tokens over 10 s, streamed and not, no watcher.
+//   4. Cost: one step of 500 tokens over 10 s, streamed and not, watched and not, on each live transport; Temporal
+//      Cloud actions (estimated from history) and Redis commands (the bench's redis-server's INFO commandstats).
 // Writes bench/results/streaming.{json,md}.
 //   npm run bench:streaming                 everything (about 10 minutes on 2 cores)
 //   npm run bench:streaming -- --quick      a short smoke run (BENCH_QUICK=1 too)
@@ -18,6 +19,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
+import { Redis } from 'ioredis';
 import { DEFAULT_DELTA_INTERVAL_MS } from '../src/protocol/run-stream.js';
 import { startDevServer } from '../src/worker/dev-server.js';
 import { startRedis, type TestRedis } from '../test/support/redis.js';
@@ -111,6 +113,7 @@ function keepUnselected(report: StreamingReport, path: string): void {
     if (selected.has(section) || last[section] === undefined) continue;
     if (JSON.stringify(last.config[section]) !== JSON.stringify(report.config[section])) continue;
     Object.assign(report, { [section]: last[section] });
+    if (section === 'cost' && last.costRedis) report.costRedis = last.costRedis;
     kept.push(section);
   }
   if (kept.length === 0) return;
@@ -134,6 +137,7 @@ async function main(): Promise<void> {
   const connections: Connection[] = [];
   // durable-agent on Redis too (issue 32): a redis-server of the bench's own (scripts/install-redis.mjs installs it).
   let redis: TestRedis | undefined;
+  let counter: Redis | undefined;
   try {
     const specs = writers();
     const env = { TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: server.namespace };
@@ -145,6 +149,8 @@ async function main(): Promise<void> {
     log('Starting redis-server...');
     redis = await startRedis();
     const live = { url: redis.url, key: randomUUID() };
+    counter = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    const redisCommands = commandCounter(counter);
     log(
       'Starting the durable-agent (Workflow Streams and Redis) and @temporalio/ai-sdk workers (bundling workflows)...',
     );
@@ -189,10 +195,11 @@ async function main(): Promise<void> {
     for (let i = 0; i < MAX_WATCHERS; i++) connections.push(await Connection.connect({ address: server.address }));
     const clients = connections.map((connection) => new Client({ connection, namespace: server.namespace }));
     const history = clients[0]!;
-    const durableAgent = durableAgentRuntime(clients, queues.ours, ours.value);
+    // Both count the bench's redis-server's commands: Workflow Streams' batches should cost it none.
+    const durableAgent = durableAgentRuntime(clients, queues.ours, ours.value, undefined, redisCommands);
     // Clients of their own: a Temporal client reads runs through the live transport its AgentClient was given.
     const redisClients = connections.map((connection) => new Client({ connection, namespace: server.namespace }));
-    const durableAgentRedis = durableAgentRuntime(redisClients, queues.oursRedis, oursRedis.value, live);
+    const durableAgentRedis = durableAgentRuntime(redisClients, queues.oursRedis, oursRedis.value, live, redisCommands);
     const temporalAiSdk: StreamingRuntime[] =
       theirs.status === 'fulfilled'
         ? [
@@ -246,6 +253,7 @@ async function main(): Promise<void> {
     if (begins('cost')) {
       const options = { reps: CONFIG.cost.reps, streamed: specs.costStreamed, plain: specs.costPlain };
       report.cost = await measureCost(durableAgent, history, options, log);
+      report.costRedis = await measureCost(durableAgentRedis, history, options, log);
     }
 
     report.durationSeconds = round((Date.now() - startedAt) / 1000, 1);
@@ -261,9 +269,25 @@ async function main(): Promise<void> {
   } finally {
     await Promise.all(workers.map((worker) => worker.stop()));
     await Promise.all(connections.map((connection) => connection.close()));
+    counter?.disconnect();
     await redis?.close();
     await server.stop();
   }
+}
+
+/**
+ * Commands a redis-server has run so far: the calls in its INFO commandstats, less the INFO calls this counter makes
+ * (one connection of the bench's own, opened before any run).
+ */
+function commandCounter(redis: Redis): () => Promise<number> {
+  return async () => {
+    const stats = await redis.info('commandstats');
+    let calls = 0;
+    for (const match of stats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+      if (match[1] !== 'info') calls += Number(match[2]);
+    }
+    return calls;
+  };
 }
 
 /** Versions of the packages durable-agent ran on, from its installed manifests. */

@@ -17,7 +17,30 @@ export interface RunCost {
   /** Updates accepted (every watcher poll that was answered, and a few of the run's own). */
   updates: number;
   workflowTasks: number;
+  /**
+   * Temporal Cloud actions, estimated from the history as Temporal Cloud's own per-event estimate does: the run's
+   * start (and each continue-as-new or child start), each signal, accepted update, scheduled activity, timer, local
+   * activity marker and search attribute or memo upsert. Activity heartbeats and queries are not in history and not
+   * counted (a lower bound).
+   */
+  actions: number;
 }
+
+/** History event kinds Temporal Cloud bills one action each (see {@link RunCost.actions}). */
+const ACTION_EVENT_KINDS = [
+  'workflowExecutionStarted',
+  'workflowExecutionContinuedAsNew',
+  'startChildWorkflowExecutionInitiated',
+  'workflowExecutionSignaled',
+  'signalExternalWorkflowExecutionInitiated',
+  'requestCancelExternalWorkflowExecutionInitiated',
+  'workflowExecutionUpdateAccepted',
+  'activityTaskScheduled',
+  'timerStarted',
+  'markerRecorded',
+  'upsertWorkflowSearchAttributes',
+  'workflowPropertiesModified',
+];
 
 /** Worker CPU time (user + system) per run, ms: all of it, its main thread, its workflow threads. */
 export interface WorkerCpu {
@@ -38,6 +61,8 @@ export interface BatchSample {
   repeated: number;
   costs: RunCost[];
   cpu: WorkerCpu;
+  /** Commands the bench's redis-server ran over the batch ÷ runs (publishes and every watcher's reads). */
+  redisCommands: number;
   wallMs: number;
 }
 
@@ -62,6 +87,7 @@ export async function runBatch(
 ): Promise<BatchSample> {
   const { writer } = options;
   const before = await runtime.worker.stats();
+  const redisBefore = (await runtime.redisCommands?.()) ?? 0;
   const startedAt = Date.now();
   // Each run's watchers subscribe as soon as it is started, as a caller that starts a run and watches it would.
   const runs = await withTimeout(
@@ -78,6 +104,7 @@ export async function runBatch(
   );
   const wallMs = Date.now() - startedAt;
   const after = await runtime.worker.stats();
+  const redisAfter = (await runtime.redisCommands?.()) ?? 0;
   const expected = writer.kind === 'stamped' && options.streaming !== false ? writer.tokens : 0;
   const watchers: TokenLatencies[] = runs.flatMap((run) => run.latencies);
   const costs = await Promise.all(runs.map((run) => runCost(history, run.workflowId)));
@@ -93,6 +120,7 @@ export async function runBatch(
       mainMs: per(after.mainCpuMs - before.mainCpuMs),
       workflowMs: per(after.threadCpuMs - before.threadCpuMs),
     },
+    redisCommands: per(redisAfter - redisBefore),
     wallMs,
   };
 }
@@ -106,6 +134,7 @@ async function runCost(client: Client, workflowId: string): Promise<RunCost> {
     signals: count('workflowExecutionSignaled'),
     updates: count('workflowExecutionUpdateAccepted'),
     workflowTasks: count('workflowTaskCompleted'),
+    actions: ACTION_EVENT_KINDS.reduce((sum, kind) => sum + count(kind), 0),
   };
 }
 

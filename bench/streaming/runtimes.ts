@@ -32,6 +32,8 @@ export interface StreamingRuntime {
   readonly worker: ChildWorker;
   /** The watch modes it has (only durable-agent's client shares a subscription between watchers). */
   readonly modes: readonly WatchMode[];
+  /** Commands the bench's redis-server has run so far (its INFO commandstats), if the bench started one. */
+  readonly redisCommands?: () => Promise<number>;
   /**
    * Starts a run of `writer`; `streaming` is durable-agent's per-run option (default: the agent's). `watched`: the
    * caller watches it from the start (durable-agent's `streaming.watched`, as `streamText` sets it).
@@ -59,6 +61,7 @@ export function durableAgentRuntime(
   worker: ChildWorker,
   /** The live stream on Redis its worker publishes to (its watchers read it there); absent: Workflow Streams. */
   redis?: { url: string; key: string },
+  redisCommands?: () => Promise<number>,
 ): StreamingRuntime {
   // Each watcher's client has a Redis transport of its own, as a watcher in another process would.
   const agents = clients.map(
@@ -70,6 +73,7 @@ export function durableAgentRuntime(
     label,
     worker,
     modes: ['shared', 'separate'],
+    ...(redisCommands ? { redisCommands } : {}),
     start: async (writer, streaming, watched) => {
       const option = streaming !== false && watched ? { ...streaming, watched: true } : streaming;
       const run = await agents[0]!.start(writer.name, 'write', option === undefined ? {} : { streaming: option });

@@ -21,6 +21,8 @@ export interface CostSummary extends RunCost {
   cpuMs: number;
   mainCpuMs: number;
   workflowCpuMs: number;
+  /** Commands the bench's redis-server ran per run, median over batches (0 when the runtime has no Redis). */
+  redisCommands: number;
 }
 
 /** Delivery over `samples`. */
@@ -48,9 +50,11 @@ export function costOf(samples: BatchSample[]): CostSummary {
     signals: med('signals'),
     updates: med('updates'),
     workflowTasks: med('workflowTasks'),
+    actions: med('actions'),
     cpuMs: round(median(samples.map((sample) => sample.cpu.totalMs)), 1),
     mainCpuMs: round(median(samples.map((sample) => sample.cpu.mainMs)), 1),
     workflowCpuMs: round(median(samples.map((sample) => sample.cpu.workflowMs)), 1),
+    redisCommands: round(median(samples.map((sample) => sample.redisCommands)), 1),
   };
 }
 

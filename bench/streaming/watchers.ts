@@ -26,6 +26,9 @@ export interface WatchersRow extends DeliverySummary {
   /** Median per run: updates in its history (answered polls) and its worker's CPU time. */
   updatesPerRun: number;
   cpuMsPerRun: number;
+  /** Median per run: Temporal Cloud actions estimated from its history, and the Redis commands it cost. */
+  actionsPerRun: number;
+  redisCommandsPerRun: number;
   /** durable-agent only: first token p50 ≤ 50 ms, later tokens p95 ≤ the batch interval + 50 ms. */
   meetsTargets?: { first: boolean; later: boolean };
 }
@@ -71,6 +74,8 @@ export async function measureWatchers(
           ...delivery,
           updatesPerRun: cost.updates,
           cpuMsPerRun: cost.cpuMs,
+          actionsPerRun: cost.actions,
+          redisCommandsPerRun: cost.redisCommands,
           ...(runtime.key === 'durableAgent' || runtime.key === 'durableAgentRedis'
             ? {
                 meetsTargets: {
