@@ -21,6 +21,7 @@ const RELEASED_MANIFESTS: Record<string, string> = {
   'v0.1.0': '3eb5c228f54fbe24ef3836381323bcc9c7f726a751b20fd4b0af03c085cc3b52',
   'v0.2.0': '1ed0a87035888d6c944f1463ead3d494f6ab0ef01d2861987e81bb45fb1ddcc4',
   'v0.3.0': 'c6fd4a894d0d1c9005908f06375444b6d07cb02d99e3529769f139c89dd8238d',
+  'v0.4.0': '7b4e387d3b8491fc3a9f80aca2013b6a88812e8751c968c8cc8ba2629459574c',
 };
 
 const fixtures = fixtureVersions().flatMap((version) => fixtureFiles(version).map((file) => `${version}/${file}`));
