@@ -123,8 +123,8 @@ describe.concurrent('upgrade', () => {
   for (const release of PREVIOUS_RELEASES) {
     it(
       `finishes runs started on ${release.version}: ${release.scenarios}`,
-      // Three releases' workers bundle their workflows at once on a shared machine.
-      { timeout: 180_000 },
+      // Four releases' workers bundle their workflows at once on a shared machine.
+      { timeout: 240_000 },
       async ({ expect }) => {
         const PREVIOUS_RELEASE = release.version;
         const releaseDir = materializeRelease(release);
