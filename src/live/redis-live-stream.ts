@@ -334,15 +334,14 @@ class Acceptor {
       for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === name) return fields[i + 1];
       return undefined;
     };
-    const offset = Number(get('o'));
-    const attempt = Number(get('a'));
+    const offset = plainInteger(get('o'));
+    const attempt = plainInteger(get('a'));
     const topic = get('t');
     const data = get('d');
     const mac = get('m');
     if (
-      !Number.isSafeInteger(offset) ||
-      offset < 0 ||
-      !Number.isSafeInteger(attempt) ||
+      offset === undefined ||
+      attempt === undefined ||
       topic === undefined ||
       data === undefined ||
       mac === undefined ||
@@ -369,6 +368,17 @@ class Acceptor {
   result(): LiveRead {
     return { items: this.items, next: this.next, rejected: this.rejected, ...(this.gap ? { gap: this.gap } : {}) };
   }
+}
+
+/**
+ * The integer a field holds when it is written as publishers write one: plain decimal digits, no sign, no leading
+ * zero, a safe integer. Anything else (`""`, `1.0`, `0x1`, `1e3`, ` 1`, `01`) is undefined: the entry is not a
+ * publisher's, though `Number()` would read some of them as the same number.
+ */
+function plainInteger(field: string | undefined): number | undefined {
+  if (field === undefined || !/^(?:0|[1-9][0-9]*)$/.test(field)) return undefined;
+  const value = Number(field);
+  return Number.isSafeInteger(value) ? value : undefined;
 }
 
 /** `promise`, or a rejection after `ms`. */

@@ -158,6 +158,48 @@ describe('the Redis live stream', () => {
     expect(replayed.rejected).toBe(1);
   });
 
+  it('drops a genuine entry copied with its offset or attempt spelled otherwise than plain decimal digits', async () => {
+    const live = transport();
+    const run = newRun();
+    const { stream } = liveStreamKeys(PREFIX, run);
+    await live.publish(run, 1, [
+      { topic: 'deltas', data: 'genuine-0' },
+      { topic: 'deltas', data: 'genuine-1' },
+      { topic: 'deltas', data: 'genuine-2' },
+    ]);
+    const genuine = (await raw.xrange(stream, '-', '+')) as [string, string[]][];
+    expect(genuine).toHaveLength(3);
+    const fields = genuine[2]![1];
+    const respelled = (name: 'o' | 'a', value: string): string[] => {
+      const copy = [...fields];
+      copy[copy.indexOf(name) + 1] = value;
+      return copy;
+    };
+    // Entry 2's code, its offset or attempt written as Number() reads the same integer, put before everything: read
+    // as offset 2 it would stand for the entry, say 0 and 1 were trimmed, and leave them out as replays.
+    await raw.del(stream);
+    const offsets = ['0x2', '2.0', '2e0', '+2', ' 2', '02', '0b10'];
+    const attempts = ['1.0', '0x1', '01', ' 1', '1e0', ''];
+    for (const o of offsets) await raw.xadd(stream, '*', ...respelled('o', o));
+    for (const a of attempts) await raw.xadd(stream, '*', ...respelled('a', a));
+    // An empty offset: Number('') is 0, and entry 0's code over offset 0.
+    const first = [...genuine[0]![1]];
+    first[first.indexOf('o') + 1] = '';
+    await raw.xadd(stream, '*', ...first);
+    for (const [, genuineFields] of genuine) await raw.xadd(stream, '*', ...genuineFields);
+
+    const reader = transport().reader(run, 0);
+    const read = await reader.read();
+    reader.close();
+    expect(read.gap).toBeUndefined();
+    expect(read.items.map((item) => [item.offset, item.data])).toEqual([
+      [0, 'genuine-0'],
+      [1, 'genuine-1'],
+      [2, 'genuine-2'],
+    ]);
+    expect(read.rejected).toBe(offsets.length + attempts.length + 1);
+  });
+
   it('keeps at most about maxLen entries and a TTL; a reader behind the trim gets an explicit gap', async () => {
     const live = transport({ maxLen: 100, ttlSeconds: 600 });
     const run = newRun();
