@@ -425,6 +425,10 @@ export async function hasStream(
  * `run.events()` of a run with a stream: its `events` topic from the oldest item held, skipping `seq <= after`.
  * When the events after `after` were truncated from the stream, they are read from the events query first (the
  * execution still holds them), so reconnecting with the last seen `seq` misses nothing and repeats nothing.
+ *
+ * On Redis a `tool-progress` event carries the `seq` of the run event before it (see `LiveProgressEvents`): such
+ * events after the event `after` are shown, so a watcher reconnecting with the `seq` of one of them may get the
+ * yields since that run event again (their `progressSeq` tells them apart).
  */
 export async function* eventsFromStream(
   handle: WorkflowHandle,
@@ -432,8 +436,15 @@ export async function* eventsFromStream(
   options: { after?: number; signal?: AbortSignal | undefined },
 ): AsyncGenerator<RunEvent> {
   let after = options.after ?? 0;
+  // Whether the event `after` was read (or is before the run's first): a `tool-progress` event of the same seq then
+  // comes after it, one Redis made (on Workflow Streams no two events share a seq).
+  let passed = after === 0;
   for await (const part of streamRun(handle, options.signal ? { signal: options.signal } : {})) {
-    if (part.type !== 'event' || part.event.seq <= after) continue;
+    if (part.type !== 'event') continue;
+    const sameSeqProgress = passed && part.event.type === 'tool-progress' && part.event.seq === after;
+    if (part.event.seq === after) passed = true;
+    if (part.event.seq <= after && !sameSeqProgress) continue;
+    passed = true;
     while (part.event.seq > after + 1) {
       const missed = (await readEvents(after)).filter((event) => event.seq < part.event.seq);
       if (missed.length === 0) break;

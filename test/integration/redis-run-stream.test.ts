@@ -8,12 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
 import { AgentClient } from '../../src/client/agent-client.js';
+import type { AgentRun } from '../../src/client/agent-run.js';
 import type { FullStreamPart } from '../../src/client/full-stream.js';
 import type { RunStreamPart } from '../../src/client/run-stream.js';
 import { entryMac } from '../../src/live/entry-mac.js';
 import { liveStreamKeys } from '../../src/live/redis-live-stream.js';
 import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
-import { LIVE_MEMO_KEY, encodeStreamData } from '../../src/protocol/index.js';
+import { LIVE_MEMO_KEY, encodeStreamData, type RunEvent } from '../../src/protocol/index.js';
 import { createTool } from '../../src/tool/tool.js';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { withAgentWorker } from '../support/agent-harness.js';
@@ -397,6 +398,118 @@ describe('a run stream on Redis', () => {
         expect(full.at(-1)).toMatchObject({ type: 'finish', text: long });
       },
       { liveStream: { url: redis.url, key: KEY, maxLen: 100 } },
+    );
+  });
+
+  it('shows a streaming tool’s yields as Workflow Streams does: progress parts, tool-progress events, fullStream', async () => {
+    const download = createTool({
+      name: 'download',
+      description: 'Downloads a file in chunks, reporting progress.',
+      parameters: z.object({ chunks: z.number().int() }),
+      execute: async function* ({ chunks }) {
+        for (let done = 1; done <= chunks; done++) {
+          await new Promise((resolve) => setTimeout(resolve, 250));
+          yield { done, total: chunks };
+        }
+      },
+    });
+    const downloader = (): Agent =>
+      new Agent({
+        name: 'downloader',
+        instructions: '',
+        model: new ScriptedLanguageModel([
+          { toolCalls: [{ toolName: 'download', input: { chunks: 8 }, toolCallId: 'dl' }] },
+          { text: 'downloaded' },
+        ]),
+        tools: [download],
+      });
+    type ToolProgress = Extract<RunEvent, { type: 'tool-progress' }>;
+    const progressOf = (events: RunEvent[]): ToolProgress[] =>
+      events.filter((event): event is ToolProgress => event.type === 'tool-progress');
+    /** The run's events and stream parts read live (run.events() of an ended run is its final record). */
+    const watch = async (run: AgentRun) => {
+      const [parts, events, full] = await Promise.all([
+        collect(run.stream()),
+        collect(run.events()),
+        collect(run.fullStream),
+      ]);
+      expect((await run.result()).text).toBe('downloaded');
+      return { parts, events, full };
+    };
+
+    // The same run on Workflow Streams: the run shows each yield as a progress item and a tool-progress event.
+    const onWorkflowStreams = await withAgentWorker(
+      env,
+      [downloader()],
+      async ({ start }) => watch(await start('downloader', 'get it')),
+      {
+        progressIntervalMs: 100,
+      },
+    );
+    await withAgentWorker(
+      env,
+      [downloader()],
+      async ({ taskQueue }) => {
+        const reader = client();
+        const run = await reader.start('downloader', 'get it', { taskQueue });
+        const { parts, events, full } = await watch(run);
+        const handle = env.client.workflow.getHandle(run.id);
+        expect((await handle.describe()).memo?.[LIVE_MEMO_KEY]).toBeTruthy();
+
+        // Each progress item is followed, at its offset, by the tool-progress event the run would have shown.
+        const progress = parts.flatMap((part) => (part.type === 'progress' ? [part] : []));
+        expect(progress.length).toBeGreaterThanOrEqual(3);
+        for (const item of progress) {
+          const next = parts[parts.indexOf(item) + 1];
+          expect(next).toMatchObject({
+            type: 'event',
+            offset: item.offset,
+            event: {
+              type: 'tool-progress',
+              toolCallId: 'dl',
+              progressSeq: item.progress.seq,
+              value: item.progress.value,
+            },
+          });
+        }
+        // run.events(): the same tool-progress events, each yield's own value, in order, once each; the run's own
+        // events keep their gap-free seq, and a yield carries the seq of the event before it.
+        const shown = progressOf(events);
+        expect(shown.map((event) => event.progressSeq)).toEqual(progress.map((item) => item.progress.seq));
+        for (const event of shown) expect(event.value).toEqual({ done: event.progressSeq, total: 8 });
+        expect(shown.at(-1)!.progressSeq).toBeGreaterThanOrEqual(6);
+        const runEvents = events.filter((event) => event.type !== 'tool-progress');
+        expect(runEvents.map((event) => event.seq)).toEqual(runEvents.map((_, i) => i + 1));
+        for (const event of shown) expect(event.seq).toBe(events[events.indexOf(event) - 1]!.seq);
+        expect(events.at(-1)).toMatchObject({ type: 'finished', text: 'downloaded' });
+        // fullStream: the same tool-progress run events, as on Workflow Streams.
+        const fullProgress = (parts: FullStreamPart[]): ToolProgress[] =>
+          progressOf(parts.flatMap((part) => (part.type === 'run-event' ? [part.event] : [])));
+        expect(fullProgress(full).map((event) => event.progressSeq)).toEqual(shown.map((event) => event.progressSeq));
+
+        // Both transports give the same parts and events for a yield (fields and values; Workflow Streams may drop
+        // a last yield that reaches the run after the tool's result).
+        const reference = onWorkflowStreams;
+        const referenceShown = progressOf(reference.events);
+        expect(referenceShown.length).toBeGreaterThanOrEqual(3);
+        expect(fullProgress(reference.full).map((event) => event.progressSeq)).toEqual(
+          referenceShown.map((event) => event.progressSeq),
+        );
+        const shape = (event: ToolProgress) => ({ ...event, seq: 0, at: '' });
+        const common = referenceShown.filter((event) => shown.some((own) => own.progressSeq === event.progressSeq));
+        expect(common.length).toBeGreaterThanOrEqual(3);
+        expect(shown.filter((own) => common.some((event) => event.progressSeq === own.progressSeq)).map(shape)).toEqual(
+          common.map(shape),
+        );
+
+        // A watcher resuming from a yield's offset gets exactly the parts from there, its event included.
+        const from = progress[1]!.offset;
+        expect(await collect(run.stream({ from }))).toEqual(parts.filter((part) => part.offset >= from));
+        // What differs: the run never sees a yield on Redis, so its final record (run.events() of an ended run) and
+        // run.state() have no progress (docs/durable-runs.md).
+        expect(progressOf(await collect(run.events()))).toEqual([]);
+      },
+      { liveStream: { url: redis.url, key: KEY }, progressIntervalMs: 100 },
     );
   });
 
