@@ -1,24 +1,22 @@
 // Many front-end instances on Redis: a chat POST on one HTTP handler, its resume GET on another and its stop on a
-// third, with two workers on one task queue. Each handler has its own Temporal client and its own Redis transport
-// (nothing shared in memory), as separate processes behind a load balancer without sticky sessions would.
-import { Client } from '@temporalio/client';
+// third, with two workers on one task queue. Every handler and every worker is an OS process of its own (the
+// handlers test/fixtures/multi-instance/handler.ts, the workers its worker.ts), each with its own Temporal client or
+// connection and its own Redis connection, configured by DURABLE_AGENT_REDIS_URL and DURABLE_AGENT_STREAM_KEY as a
+// deployment is: nothing is shared in memory, as processes behind a load balancer without sticky sessions.
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { NativeConnection } from '@temporalio/worker';
 import type { UIMessageChunk } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { Agent } from '../../src/agent/agent.js';
-import { AgentClient } from '../../src/client/agent-client.js';
-import { createAgentHandler, type AgentHandlerOptions } from '../../src/http/index.js';
-import { ProviderRegistry } from '../../src/models/provider-registry.js';
-import { ScriptedLanguageModel } from '../../src/models/scripted-model.js';
-import { createTool } from '../../src/tool/tool.js';
-import { createAgentWorker, workflowsPath } from '../../src/worker/create-agent-worker.js';
-import { chunksOf, messageOf, serveHandler, textOf, userMessage, type TestHttpServer } from '../support/http-chat.js';
+import { THINKING } from '../fixtures/multi-instance/script.js';
+import { killChild, startChildWorker, writeWorkflowBundle } from '../support/child-worker.js';
+import { chunksOf, messageOf, textOf, userMessage } from '../support/http-chat.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
-import { bundleWorkflows, createTestEnv, testServer, uniqueTaskQueue } from '../support/temporal.js';
+import { createTestEnv, testServer, uniqueTaskQueue } from '../support/temporal.js';
 
 const KEY = 'multi-instance-stream-key-0123456789';
+const WORKER = fileURLToPath(new URL('../fixtures/multi-instance/worker.ts', import.meta.url));
+const HANDLER = fileURLToPath(new URL('../fixtures/multi-instance/handler.ts', import.meta.url));
 let env: TestWorkflowEnvironment;
 let redis: TestRedis;
 
@@ -30,73 +28,55 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-const authenticate: AgentHandlerOptions['authenticate'] = (request) =>
-  request.headers.get('authorization') === 'Bearer alice-token' ? { userId: 'alice' } : null;
 const alice = { authorization: 'Bearer alice-token' };
-const THINKING = 'Thinking it over, one file at a time, and slowly enough to be watched.';
 
-function filesAgent(): Agent {
-  const listFiles = createTool({
-    name: 'list_files',
-    description: 'Lists files.',
-    parameters: z.object({}),
-    execute: async () => ['a.txt', 'b.txt'],
-  });
-  const model = new ScriptedLanguageModel([
-    {
-      text: THINKING,
-      toolCalls: [{ toolName: 'list_files', input: {}, toolCallId: 'ls' }],
-      stream: { chunkChars: 4, chunkDelayMs: 30 },
+/** A handler process serving the files agent's chat; resolves with its URL and process once it listens. */
+async function frontEnd(taskQueue: string): Promise<{ url: string; pid: number; child: ChildProcess }> {
+  const child = fork(HANDLER, [], {
+    execArgv: ['--import', 'tsx'],
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: testServer().address,
+      TEMPORAL_NAMESPACE: testServer().namespace,
+      TASK_QUEUE: taskQueue,
+      DURABLE_AGENT_REDIS_URL: redis.url,
+      DURABLE_AGENT_STREAM_KEY: KEY,
     },
-    // Long enough to resume and stop the turn (the scripted wait ends when the run is cancelled).
-    { text: 'never said', delayMs: 60_000 },
-  ]);
-  return new Agent({ name: 'files', instructions: '', model, tools: [listFiles] });
-}
-
-/** A handler with a client and a Redis transport of its own, served on its own port. */
-async function frontEnd(taskQueue: string): Promise<{ server: TestHttpServer; client: AgentClient }> {
-  const temporal = new Client({ connection: env.connection, namespace: env.namespace ?? 'default' });
-  const client = new AgentClient({ client: temporal, taskQueue, liveStream: { url: redis.url, key: KEY } });
-  const handler = createAgentHandler({
-    client,
-    agent: 'files',
-    authenticate,
-    conversationOptions: () => ({ workflow: { workflowExecutionTimeout: '2 minutes' } }),
-    onError: () => undefined,
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
-  return { server: await serveHandler(handler), client };
+  const listening = await new Promise<{ url: string; pid: number }>((resolve, reject) => {
+    child.once('message', (message) => resolve(message as { url: string; pid: number }));
+    child.once('exit', (code) => reject(new Error(`handler process exited before it listened (${code})`)));
+  });
+  return { ...listening, child };
 }
 
 describe('front-end instances on Redis', () => {
   it('a chat POSTed on one handler is resumed on another and stopped on a third, with two workers', async () => {
     const taskQueue = uniqueTaskQueue();
-    const bundle = await bundleWorkflows(workflowsPath());
-    // Each worker has the agent (its own scripted model) and its own connection, as a process of its own would: the
-    // run's tasks may go to either.
-    const connections = await Promise.all(
-      [0, 1].map(() => NativeConnection.connect({ address: testServer().address })),
-    );
+    const bundle = await writeWorkflowBundle();
+    // Two worker processes on the task queue: the run's tasks and activities may go to either.
     const workers = await Promise.all(
-      connections.map((connection) =>
-        createAgentWorker({
-          providers: new ProviderRegistry({ env: {} }),
-          agents: [filesAgent()],
-          taskQueue,
-          connection,
-          namespace: env.namespace ?? 'default',
-          workflowBundle: bundle,
-          liveStream: { url: redis.url, key: KEY },
+      [0, 1].map(() =>
+        startChildWorker(WORKER, {
+          TASK_QUEUE: taskQueue,
+          WORKFLOW_BUNDLE: bundle,
+          DURABLE_AGENT_REDIS_URL: redis.url,
+          DURABLE_AGENT_STREAM_KEY: KEY,
         }),
       ),
     );
-    const [one, two, three] = await Promise.all([frontEnd(taskQueue), frontEnd(taskQueue), frontEnd(taskQueue)]);
-    const running = Promise.all(workers.map((worker) => worker.run()));
+    const handlers = await Promise.all([frontEnd(taskQueue), frontEnd(taskQueue), frontEnd(taskQueue)]);
+    const [one, two, three] = handlers;
+    // Five processes of their own, none of them this one.
+    const pids = [...handlers.map(({ pid }) => pid), ...workers.map((worker) => worker.pid)];
+    expect(new Set(pids).size).toBe(5);
+    expect(pids).not.toContain(process.pid);
     try {
       const id = `chat${Math.random().toString(36).slice(2, 10)}`;
       // POST on the first: the page reads a little of the answer, then goes away.
       const leaving = new AbortController();
-      const posted = await fetch(`${one.server.url}/api/chat`, {
+      const posted = await fetch(`${one.url}/api/chat`, {
         method: 'POST',
         headers: { ...alice, 'content-type': 'application/json' },
         body: JSON.stringify({ id, messages: [userMessage('think')], trigger: 'submit-message' }),
@@ -108,7 +88,7 @@ describe('front-end instances on Redis', () => {
       leaving.abort();
 
       // Resumed on the second: the turn so far, then it keeps reading.
-      const resumed = await fetch(`${two.server.url}/api/chat/${id}/stream`, { headers: alice });
+      const resumed = await fetch(`${two.url}/api/chat/${id}/stream`, { headers: alice });
       expect(resumed.status).toBe(200);
       const secondStep = (chunks: UIMessageChunk[]) => chunks.filter((c) => c.type === 'start-step').length === 2;
       const replay = await chunksOf(resumed, secondStep);
@@ -120,15 +100,15 @@ describe('front-end instances on Redis', () => {
       });
 
       // Watched on the second, stopped on the third.
-      const watching = fetch(`${two.server.url}/api/chat/${id}/stream`, { headers: alice });
-      const stop = await fetch(`${three.server.url}/api/chat/${id}/stop`, { method: 'POST', headers: alice });
+      const watching = fetch(`${two.url}/api/chat/${id}/stream`, { headers: alice });
+      const stop = await fetch(`${three.url}/api/chat/${id}/stop`, { method: 'POST', headers: alice });
       expect(stop.status).toBe(202);
       const tail = await chunksOf(await watching);
       expect(tail.at(-1)).toEqual({ type: 'abort', reason: 'The run was cancelled.' } satisfies UIMessageChunk);
       expect(textOf(await messageOf(tail))).toBe(THINKING);
       // The turn has ended, for every instance (the conversation notes it once the run has closed).
       await expect
-        .poll(async () => (await fetch(`${one.server.url}/api/chat/${id}/stream`, { headers: alice })).status, {
+        .poll(async () => (await fetch(`${one.url}/api/chat/${id}/stream`, { headers: alice })).status, {
           timeout: 10_000,
         })
         .toBe(204);
@@ -149,10 +129,7 @@ describe('front-end instances on Redis', () => {
       );
       expect(polls).toEqual([]);
     } finally {
-      await Promise.all([one, two, three].map(({ server }) => server.close()));
-      for (const worker of workers) worker.shutdown();
-      await running;
-      await Promise.all(connections.map((connection) => connection.close()));
+      await Promise.all([...handlers.map(({ child }) => child), ...workers].map((child) => killChild(child)));
     }
-  });
+  }, 150_000);
 });
