@@ -135,7 +135,7 @@ export async function approvalDrill(
 
 /**
  * The count a part of the run's stream reports: a `tool-progress` event, or a streaming tool's yield on the
- * `progress` topic (the only one on Redis, where a yield does not reach the run).
+ * `progress` topic (on Redis the yield does not reach the run: the reader makes its event, right after it).
  */
 function countedOf(part: RunStreamPart): number | undefined {
   const value =
