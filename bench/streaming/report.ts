@@ -279,6 +279,7 @@ function costLines(cost: CostSection | undefined, transport: string, number: str
   const cells = (row: Record<string, number>, suffix = '') =>
     COST_KEYS.map((key) => (Number.isFinite(row[key]) ? `${row[key]}${suffix}` : '–'));
   const met = cost.ratio.cpuMs <= CPU_RATIO_TARGET;
+  const watchedOverUnwatched = round(cost.watched.cpuMs / Math.max(0.1, cost.streamed.cpuMs), 2);
   const readRatio = round(cost.readInProcessCpuMs / Math.max(0.1, cost.notStreamed.cpuMs), 2);
   return [
     `## ${number}. What streaming costs a step: ${transport}`,
@@ -320,8 +321,9 @@ function costLines(cost: CostSection | undefined, transport: string, number: str
     ),
     '',
     `Target (issue 19): worker CPU per streamed step ≤ ${CPU_RATIO_TARGET}× a non-streamed one, no watcher: ` +
-      `${met ? 'met' : 'missed'} (${cost.ratio.cpuMs}×); issue 32's, one watcher: ` +
-      `${cost.watchedRatio.cpuMs <= CPU_RATIO_TARGET ? 'met' : 'missed'} (${cost.watchedRatio.cpuMs}×). ` +
+      `${met ? 'met' : 'missed'} (${cost.ratio.cpuMs}×); issue 32's, a watched step ≤ ${CPU_RATIO_TARGET}× the ` +
+      `unwatched streamed one: ${watchedOverUnwatched <= CPU_RATIO_TARGET ? 'met' : 'missed'} ` +
+      `(${watchedOverUnwatched}×). ` +
       'Temporal actions are estimated from the history (see bench/streaming/batch.ts; heartbeats and queries are not ' +
       "in history, so not counted); Redis commands are the bench's redis-server's, the watcher's reads included. " +
       "Where the no-watcher step's extra CPU goes, measured in " +
