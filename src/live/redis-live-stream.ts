@@ -27,8 +27,13 @@ const DEFAULT_MAX_LEN = 10_000;
 const DEFAULT_TTL_SECONDS = 86_400;
 /** Entries one read returns at most. */
 const READ_COUNT = 500;
-/** A publish whose offset another publisher took first is tried again this many times. */
+/**
+ * A publish whose offset another publisher took first is tried again this many times, after a random pause that
+ * grows with each loss (up to {@link MAX_PUBLISH_BACKOFF_MS}): without it, a publisher whose rival publishes in a
+ * tight loop can lose every round (the rival's next append always reaches Redis before the retry).
+ */
 const MAX_PUBLISH_TRIES = 20;
+const MAX_PUBLISH_BACKOFF_MS = 50;
 /** How long a command waits for Redis before it fails (Redis down must not hold up a step). */
 const COMMAND_TIMEOUT_MS = 2_000;
 
@@ -148,6 +153,8 @@ export class RedisLiveStream implements LiveStream {
         this.nextOffsets.set(runKey, next);
         if (this.nextOffsets.size > 10_000) this.nextOffsets.delete(this.nextOffsets.keys().next().value!);
         if (done === 1) return next;
+        const pause = Math.random() * Math.min(MAX_PUBLISH_BACKOFF_MS, 2 ** tries);
+        await new Promise((resolve) => setTimeout(resolve, pause));
       }
       throw new Error(`Could not publish to the live stream of '${run.workflowId}': its offset kept moving.`);
     } catch (error) {
