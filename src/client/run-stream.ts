@@ -73,16 +73,6 @@ const TAIL_TIMEOUT_MS = 5_000;
 const UNANSWERED_TAIL_MEMORY_MS = 60_000;
 /** Closed runs whose tail query nobody answered, by client and workflow id: until when to skip asking. */
 const unansweredTails = new WeakMap<object, Map<string, number>>();
-/**
- * How long a watcher's first catch-up query may take before it polls instead: a query answers within a workflow
- * task, while one the server refused for its full query buffer waits ~1.7 s for the SDK's retry.
- */
-const FIRST_CATCH_UP_PATIENCE_MS = 250;
-/** Where a tail read got to; an abandoned read (its reader went on without it) accepts nothing more. */
-interface TailPosition {
-  next: number;
-  abandoned?: boolean;
-}
 /** Pause between subscription restarts (a closed poll, a run that continued as new). */
 const RESUBSCRIBE_DELAY_MS = 100;
 
@@ -100,8 +90,6 @@ class RunFeed {
   private error: unknown;
   private wake: (() => void)[] = [];
   watchers = 0;
-  /** Catch-up queries the feed went on without (each settles within about 2 s: see {@link catchUp}). */
-  private readonly leftQueries: Promise<void>[] = [];
 
   constructor(
     private readonly handle: WorkflowHandle,
@@ -167,15 +155,11 @@ class RunFeed {
     let expected = from;
     let busy = 0;
     let catchUp = true;
-    let first = true;
     try {
       for (;;) {
         if (catchUp) {
-          // Only the first catch-up is impatient: after StreamBusy a poll would be refused again, and after draining
-          // or truncation the query is the way back in.
-          expected = await this.catchUp(expected, first ? FIRST_CATCH_UP_PATIENCE_MS : undefined);
+          expected = await this.catchUp(expected);
           catchUp = false;
-          first = false;
           if (this.terminal || this.watchers === 0) return;
         }
         let result: StreamPollResult;
@@ -219,7 +203,6 @@ class RunFeed {
     } catch (error) {
       this.error = error;
     } finally {
-      await Promise.allSettled(this.leftQueries);
       this.done = true;
       this.onEnd();
       this.notify();
@@ -230,36 +213,12 @@ class RunFeed {
    * The items from `expected` of a running run, by the tail query; returns the next offset. With no worker to
    * answer in time, nothing is read here: the poll that follows waits for one, as it would anyway.
    */
-  private async catchUp(expected: number, patienceMs?: number): Promise<number> {
-    const position: TailPosition = { next: expected, abandoned: false };
-    const reading = this.readTailQuery(position, patienceMs ?? TAIL_TIMEOUT_MS).catch((error: unknown) => {
-      if (position.abandoned || isUnanswered(error)) return;
-      throw error;
-    });
-    if (patienceMs === undefined) {
-      await reading;
-      return position.next;
-    }
-    // Temporal answers a run's consistent queries one workflow task at a time and refuses those its buffer cannot
-    // hold (RESOURCE_EXHAUSTED "consistent query buffer is full": separate clients catching up on one run at once),
-    // and the SDK's gRPC retry, which no call can opt out of, waits ~1.7 s (then ~2.9 s) before asking again. A
-    // catch-up that takes longer than its patience is left (what it read so far stays read, the rest it reads is
-    // dropped) and the poll that follows reads from where it got to. The poll rather than a second query: the poll
-    // is charged to the run's watchers' history budget (docs/limits.md, "What watchers may write"), which refuses it
-    // with StreamBusy when spent, so the history stays bounded; polling alongside every catch-up instead would
-    // record each watcher's first items in the run's history even when the query answered at once. The left query
-    // has the patience as its deadline, so the SDK's retry of it fails at once (nothing can cancel the retry's
-    // timer): the feed ends only after it settled, so a caller that closes its connection once the stream ended
-    // never has the retry find the connection closed (grpc-js throws that from a timer, ending the process).
-    this.leftQueries.push(reading);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const impatient = new Promise<'late'>((resolve) => {
-      timer = setTimeout(() => resolve('late'), patienceMs);
-    });
+  private async catchUp(expected: number): Promise<number> {
+    const position = { next: expected };
     try {
-      if ((await Promise.race([reading, impatient])) === 'late') position.abandoned = true;
-    } finally {
-      clearTimeout(timer);
+      await this.readTailQuery(position);
+    } catch (error) {
+      if (!isUnanswered(error)) throw error;
     }
     return position.next;
   }
@@ -269,14 +228,13 @@ class RunFeed {
    * `position.next` on with every item (so a caller that catches a failure knows what was read). Throws
    * `NoWorkerError`/`WorkerTimeoutError` when no worker answers within {@link TAIL_TIMEOUT_MS}.
    */
-  private async readTailQuery(position: TailPosition, timeoutMs = TAIL_TIMEOUT_MS): Promise<void> {
+  private async readTailQuery(position: { next: number }): Promise<void> {
     for (let more = true; more && !this.terminal; ) {
       const from = position.next;
       const tail = await throughWorker(this.handle, () => this.handle.query(runStreamTailQuery, from), {
         request: 'the stream tail query',
-        timeoutMs,
+        timeoutMs: TAIL_TIMEOUT_MS,
       });
-      if (position.abandoned) return;
       for (const item of tail.items) {
         position.next = this.accept(item.topic, decodeStreamData(item.data), item.offset, position.next);
       }
