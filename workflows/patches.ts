@@ -9,8 +9,8 @@ import { RUN_PROTOCOL_PATCH } from '../src/protocol/run-protocol.js';
  */
 export const PATCHES = {
   /**
-   * 0.4.0, asked by a run's first execution in its first task: protocol 4. The run has one stream
-   * (`@temporalio/workflow-streams`) with its events, tool progress (by per-call token) and, for steps that stream,
+   * 0.4.0, asked by a run's first execution in its first task: protocol 4. The run has one stream (Workflow
+   * Streams' wire protocol, spoken by workflows/run-stream.ts; or Redis, when its worker has a live stream) with its events, tool progress (by per-call token) and, for steps that stream,
    * model deltas published only while someone watches; MCP questions are asked by update and expire in the call's
    * wait; the first model call waits for MCP listings at most the listing budget; answers to calls not known yet are
    * held while a model call is in flight; the run records its final event log in its memo as it ends, publishes the
